@@ -1,0 +1,167 @@
+"""The data every engine produces: findings and the per-file results that hold them.
+
+Plain dataclasses with no TensorFlow import, so the CLI parent process, the static engine
+and the renderers share them. ``to_json``/``from_json`` implement the JSON report contract
+(design §4, version 1); the child process that ran a script sends its result with them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+DOCS_URL = "https://github.com/gradcheck/gradcheck/blob/main/docs/rules/{code}.md"
+
+
+@dataclass(frozen=True)
+class ChainLink:
+    """One op on the path from a starved variable to the loss."""
+
+    op: str
+    line: int | None = None
+    cut: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"op": self.op, "line": self.line}
+        if self.cut:
+            data["cut"] = True
+        return data
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> ChainLink:
+        return cls(op=data["op"], line=data.get("line"), cut=bool(data.get("cut", False)))
+
+
+@dataclass
+class Finding:
+    """One diagnosis: a culprit in the user's source and every variable it starves."""
+
+    code: str
+    message: str
+    path: str
+    line: int
+    column: int = 1
+    end_line: int | None = None
+    end_column: int | None = None
+    op: str | None = None
+    call: str | None = None
+    variables: list[str] = field(default_factory=list)
+    chain: list[ChainLink] = field(default_factory=list)
+    chain_source: str | None = None  # the variable the chain starts from
+    fix: str = ""
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def rule(self):  # -> gradcheck.rules.Rule (imported lazily: rules import this module)
+        from gradcheck.rules import get_rule
+
+        return get_rule(self.code)
+
+    @property
+    def name(self) -> str:
+        return self.rule.name
+
+    @property
+    def severity(self) -> str:
+        return self.rule.severity
+
+    @property
+    def url(self) -> str:
+        return DOCS_URL.format(code=self.code)
+
+    def identity(self) -> tuple:
+        """What makes two findings the same diagnosis (a retrace repeats them)."""
+        return (self.code, self.path, self.line, self.column, tuple(self.variables))
+
+    def sort_key(self) -> tuple:
+        return (self.path, self.line, self.column, self.code, tuple(self.variables))
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "code": self.code,
+            "name": self.name,
+            "severity": self.severity,
+            "message": self.message,
+            "path": self.path,
+            "line": self.line,
+            "column": self.column,
+            "end_line": self.end_line,
+            "end_column": self.end_column,
+            "op": self.op,
+            "call": self.call,
+            "variables": list(self.variables),
+            "chain": [link.to_json() for link in self.chain],
+            "chain_source": self.chain_source,
+            "fix": self.fix,
+            "notes": list(self.notes),
+            "url": self.url,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Finding:
+        return cls(
+            code=data["code"],
+            message=data["message"],
+            path=data["path"],
+            line=data["line"],
+            column=data.get("column") or 1,
+            end_line=data.get("end_line"),
+            end_column=data.get("end_column"),
+            op=data.get("op"),
+            call=data.get("call"),
+            variables=list(data.get("variables", [])),
+            chain=[ChainLink.from_json(c) for c in data.get("chain", [])],
+            chain_source=data.get("chain_source"),
+            fix=data.get("fix", ""),
+            notes=list(data.get("notes", [])),
+        )
+
+
+@dataclass
+class CheckError:
+    """Why a file could not be checked (a GC9xx code and a one-line reason)."""
+
+    code: str
+    message: str
+
+    def to_json(self) -> dict[str, str]:
+        return {"code": self.code, "message": self.message}
+
+    @classmethod
+    def from_json(cls, data: dict[str, str]) -> CheckError:
+        return cls(code=data["code"], message=data["message"])
+
+
+#: FileResult.status values.
+CHECKED, ERROR, TIMEOUT, SKIPPED = "checked", "error", "timeout", "skipped"
+
+
+@dataclass
+class FileResult:
+    """What checking one file produced."""
+
+    path: str
+    status: str = CHECKED
+    error: CheckError | None = None
+    steps_checked: int = 0
+    findings: list[Finding] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "status": self.status,
+            "error": self.error.to_json() if self.error else None,
+            "steps_checked": self.steps_checked,
+            "findings": [f.to_json() for f in sorted(self.findings, key=Finding.sort_key)],
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> FileResult:
+        error = data.get("error")
+        return cls(
+            path=data["path"],
+            status=data.get("status", CHECKED),
+            error=CheckError.from_json(error) if error else None,
+            steps_checked=data.get("steps_checked", 0),
+            findings=[Finding.from_json(f) for f in data.get("findings", [])],
+        )

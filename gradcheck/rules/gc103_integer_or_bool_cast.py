@@ -1,0 +1,70 @@
+"""GC103 integer-or-bool-cast: casts to int/bool, comparisons, logical ops."""
+
+from __future__ import annotations
+
+from gradcheck.rules._base import Rule
+
+
+class IntegerOrBoolCast(Rule):
+    code = "GC103"
+    name = "integer-or-bool-cast"
+    summary = "A float on the path to the loss is cast to an integer or bool, or compared: no gradient flows back."
+    message = "{call} turns a float into an integer or bool, which carries no gradient: {variables} get none"
+    what = """
+Finds a path from the trained variables to the loss where a float tensor becomes an
+integer or a bool: `tf.cast(x, tf.int32)`, `tf.cast(x, tf.bool)`, comparisons
+(`tf.equal`, `>`, `tf.less`...), `tf.math.is_nan`, logical ops.
+"""
+    why = """
+Integer and bool tensors carry no gradient in TensorFlow. Casting back to float afterwards
+does not help: the cast to int already threw the derivative away (a truncation is a step
+function). Every variable upstream of the cast gets `None`.
+"""
+    example = """
+with tf.GradientTape() as tape:
+    score = w * features / cutoff
+    decision = tf.cast(tf.cast(score, tf.int32), tf.float32)
+    loss = tf.reduce_mean(tf.square(labels - decision))
+"""
+    use_instead = """
+with tf.GradientTape() as tape:
+    score = w * features / cutoff
+    decision = tf.sigmoid(10.0 * (score - 1.0))  # a smooth step
+    loss = tf.reduce_mean(tf.square(labels - decision))
+"""
+    fix = (
+        "Keep the value in floating point on the way to the loss: replace the hard threshold by a "
+        "smooth step such as `tf.sigmoid(k * ({arg} - threshold))`, and cast to integer or bool only "
+        "for decisions and metrics, outside the loss."
+    )
+    references = ("https://www.tensorflow.org/guide/autodiff#cases_where_gradient_returns_none",)
+    op_types = frozenset(
+        {
+            "Cast",
+            "Equal",
+            "NotEqual",
+            "Less",
+            "LessEqual",
+            "Greater",
+            "GreaterEqual",
+            "LogicalAnd",
+            "LogicalOr",
+            "LogicalNot",
+            "IsNan",
+            "IsInf",
+            "IsFinite",
+            "ApproximateEqual",
+            "Bitcast",
+        }
+    )
+    call_names = {
+        "Cast": ("cast", "to_int32", "to_int64"),
+        "Equal": ("equal",),
+        "NotEqual": ("not_equal",),
+        "Less": ("less",),
+        "LessEqual": ("less_equal",),
+        "Greater": ("greater",),
+        "GreaterEqual": ("greater_equal",),
+        "IsNan": ("is_nan",),
+        "IsFinite": ("is_finite",),
+    }

@@ -1,0 +1,59 @@
+"""GC107 sampling-op: tf.random.categorical and other integer samplers."""
+
+from __future__ import annotations
+
+from gradcheck.rules._base import Rule
+
+
+class SamplingOp(Rule):
+    code = "GC107"
+    name = "sampling-op"
+    summary = "The loss is built from a sample of an integer sampler (`tf.random.categorical`...), which has no gradient."
+    message = "{call} draws integer samples, which carry no gradient: {variables} get none"
+    what = """
+Finds a path from the policy's variables to the loss through `tf.random.categorical`
+(Multinomial), `tf.random.stateless_categorical`, Poisson or binomial samplers.
+"""
+    why = """
+A sample is a discrete draw: the integer that comes out has no derivative with respect to
+the logits. Policy-gradient code that differentiates the sampled action (instead of its
+log-probability) trains nothing: every policy variable gets `None`.
+"""
+    example = """
+with tf.GradientTape() as tape:
+    logits = policy(states)
+    actions = tf.random.categorical(logits, 1)[:, 0]
+    loss = -tf.reduce_mean(tf.cast(actions, tf.float32) * advantages)
+"""
+    use_instead = """
+with tf.GradientTape() as tape:
+    logits = policy(states)
+    log_probs = tf.nn.log_softmax(logits)
+    taken = tf.reduce_sum(log_probs * tf.one_hot(actions, num_actions), axis=1)
+    loss = -tf.reduce_mean(taken * advantages)  # REINFORCE
+"""
+    fix = (
+        "Differentiate the log-probability of the sampled action, not the sample (REINFORCE): "
+        "`-tf.reduce_mean(tf.reduce_sum(tf.nn.log_softmax(logits) * tf.one_hot(actions, n), axis=1) * advantages)`; "
+        "sample outside the tape. For a differentiable relaxation use Gumbel-softmax."
+    )
+    references = (
+        "https://www.tensorflow.org/api_docs/python/tf/random/categorical",
+        "https://arxiv.org/abs/1611.01144",
+    )
+    op_types = frozenset(
+        {
+            "Multinomial",
+            "StatelessMultinomial",
+            "RandomPoisson",
+            "RandomPoissonV2",
+            "StatelessRandomPoisson",
+            "RandomBinomial",
+            "StatelessRandomBinomial",
+        }
+    )
+    call_names = {
+        "Multinomial": ("categorical", "multinomial"),
+        "StatelessMultinomial": ("stateless_categorical",),
+        "RandomPoissonV2": ("poisson",),
+    }

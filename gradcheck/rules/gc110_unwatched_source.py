@@ -1,0 +1,37 @@
+"""GC110 unwatched-source: a plain tensor passed as a source without tape.watch."""
+
+from __future__ import annotations
+
+from gradcheck.rules._base import Rule
+
+
+class UnwatchedSource(Rule):
+    code = "GC110"
+    name = "unwatched-source"
+    summary = "A plain tensor (not a variable) is asked for gradients, but the tape never watched it."
+    message = "{variables}: a plain tensor the tape never watched, so its gradient is None"
+    what = """
+Finds a source of `tape.gradient` that is a `tf.Tensor` (a constant, a NumPy array
+converted to a tensor, a function argument) that was not passed to `tape.watch()` and not
+computed inside the tape. Also a variable read inside a tape opened with
+`watch_accessed_variables=False` and never watched.
+"""
+    why = """
+A `GradientTape` watches trainable variables automatically, nothing else. A gradient with
+respect to an unwatched tensor is `None`, even when the target clearly depends on it.
+"""
+    example = """
+image = tf.constant(np.random.rand(1, 5, 5, 1), tf.float32)
+with tf.GradientTape() as tape:
+    response = tf.reduce_sum(tf.nn.conv2d(image, kernel, 1, "VALID"))
+d_image = tape.gradient(response, image)  # None
+"""
+    use_instead = """
+image = tf.constant(np.random.rand(1, 5, 5, 1), tf.float32)
+with tf.GradientTape() as tape:
+    tape.watch(image)
+    response = tf.reduce_sum(tf.nn.conv2d(image, kernel, 1, "VALID"))
+d_image = tape.gradient(response, image)
+"""
+    fix = "Call `tape.watch({names})` inside the tape before using it, or make it a `tf.Variable`."
+    references = ("https://www.tensorflow.org/guide/autodiff#controlling_what_the_tape_watches",)

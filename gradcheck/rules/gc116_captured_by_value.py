@@ -1,0 +1,47 @@
+"""GC116 captured-by-value: a nested tf.function captured the variables by value."""
+
+from __future__ import annotations
+
+from gradcheck.rules._base import Rule
+
+
+class CapturedByValue(Rule):
+    code = "GC116"
+    name = "captured-by-value"
+    summary = "The loss depends on a nested `tf.function` (e.g. `@tf.function` on a Keras 3 `Model.call`) that captured the variables by value."
+    message = "{function} was traced while its variables were created, so it captured {variables} by value: the tape never sees them read"
+    what = """
+Finds variables created while a `tf.function` was being traced (a Keras 3 model whose
+`call` is decorated with `@tf.function` and is built by its first call) and a loss that
+depends on that function. The traced function computes with the values it saw while
+tracing, not with reads of the variables.
+"""
+    why = """
+The tape sees the function call as one op whose inputs do not include the variables, so
+their gradients are `None` although the output visibly depends on the weights.
+"""
+    example = """
+class Net(keras.Model):
+    def __init__(self):
+        super().__init__()
+        self.dense = keras.layers.Dense(2)
+
+    @tf.function
+    def call(self, x):
+        return self.dense(x)
+"""
+    use_instead = """
+class Net(keras.Model):
+    def __init__(self):
+        super().__init__()
+        self.dense = keras.layers.Dense(2)
+
+    def call(self, x):  # model.fit / an outer @tf.function traces it
+        return self.dense(x)
+"""
+    fix = (
+        "Remove `@tf.function` from `call` and let the outer training step (`model.fit` or your "
+        "`@tf.function` train step) trace the model; or build the model eagerly (call it once on a "
+        "batch) before its first traced call."
+    )
+    references = ("https://keras.io/guides/making_new_layers_and_models_via_subclassing/",)

@@ -1,0 +1,167 @@
+"""A plain data-flow graph of the ops around one gradient call, independent of TensorFlow.
+
+The eager recorder and the graph-mode walker both fill a ``Flow``; the cut finder only
+reads it. Tensors are opaque hashable keys. A write into a variable (``assign``) is an
+edge too: the assign op produces a virtual "written value" key that every later read of
+that variable takes as an extra input, so a path through an assignment exists in the
+graph and the cut finder can blame the assignment.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Iterable
+from dataclasses import dataclass, field
+
+Key = Hashable
+
+#: Op tags the builders set and the cut finder / classifier read.
+TAG_ASSIGN = "assign"
+TAG_CUSTOM_GRADIENT = "custom_gradient"
+TAG_FUNCTION = "function"
+TAG_READ = "read"
+
+
+#: Ops whose output does not depend on the *values* of their inputs (shape queries):
+#: they are not data-flow edges, or every Keras loss would "depend" on shapes.
+VALUE_INDEPENDENT = frozenset({"Shape", "ShapeN", "Size", "Rank", "ZerosLike", "OnesLike"})
+
+
+@dataclass(eq=False, slots=True)
+class Op:
+    index: int
+    type: str
+    inputs: tuple
+    outputs: tuple
+    recorded: bool = True  # recorded by the tape under analysis
+    site: object = None  # builder-specific handle, resolved to a Location on demand
+    tag: str = ""
+    name: str = ""
+    attrs: dict = field(default_factory=dict)
+
+
+class WriteKey(tuple):
+    """The virtual value an assign op writes into a variable handle."""
+
+    __slots__ = ()
+
+    def __new__(cls, handle: Key, op_index: int):
+        return super().__new__(cls, ("write", handle, op_index))
+
+
+class Flow:
+    def __init__(self) -> None:
+        self.ops: list[Op] = []
+        self.producer: dict[Key, int] = {}
+        self.consumers: dict[Key, list[int]] = {}
+        self.differentiable: dict[Key, bool] = {}
+        self.resources: set[Key] = set()
+        self._last_write: dict[Key, WriteKey] = {}
+
+    def add(
+        self,
+        type: str,
+        inputs: Iterable[Key],
+        outputs: Iterable[Key],
+        *,
+        recorded: bool = True,
+        site: object = None,
+        tag: str = "",
+        name: str = "",
+        attrs: dict | None = None,
+    ) -> Op:
+        index = len(self.ops)
+        inputs = tuple(inputs) if type not in VALUE_INDEPENDENT else ()
+        if tag != TAG_ASSIGN:
+            # A read of a variable after an in-tape assignment depends on what was written.
+            writes = tuple(self._last_write[k] for k in inputs if k in self._last_write)
+            inputs = inputs + writes
+        op = Op(index, type, inputs, tuple(outputs), recorded, site, tag, name, attrs or {})
+        self.ops.append(op)
+        for key in op.inputs:
+            self.consumers.setdefault(key, []).append(index)
+        for key in op.outputs:
+            self.producer[key] = index  # a later record of the same tensor wins, as on the tape
+        if tag == TAG_ASSIGN and recorded and op.inputs:
+            handle = op.inputs[0]
+            write = WriteKey(handle, index)
+            self.differentiable[write] = False
+            self.producer[write] = index
+            op.outputs = op.outputs + (write,)
+            self._last_write[handle] = write
+        return op
+
+    def is_differentiable(self, key: Key) -> bool:
+        return self.differentiable.get(key, True)
+
+    def backward_cone(self, targets: Iterable[Key]) -> set[int]:
+        """Indices of every op some target depends on."""
+        seen: set[int] = set()
+        stack = [self.producer[k] for k in targets if k in self.producer]
+        ops, producer = self.ops, self.producer
+        while stack:
+            i = stack.pop()
+            if i in seen:
+                continue
+            seen.add(i)
+            for key in ops[i].inputs:
+                j = producer.get(key)
+                if j is not None and j not in seen and j < i + 1:
+                    stack.append(j)
+        return seen
+
+    def forward_cone(self, keys: Iterable[Key], within: set[int] | None = None) -> set[int]:
+        """Indices of every op that depends on ``keys`` (restricted to ``within``)."""
+        seen: set[int] = set()
+        stack = [i for k in keys for i in self.consumers.get(k, ())]
+        ops, consumers = self.ops, self.consumers
+        while stack:
+            i = stack.pop()
+            if i in seen or (within is not None and i not in within):
+                continue
+            seen.add(i)
+            for key in ops[i].outputs:
+                for j in consumers.get(key, ()):
+                    if j not in seen:
+                        stack.append(j)
+        return seen
+
+    def path(self, source: Key, via: int, targets: Iterable[Key], region: set[int]) -> list[int]:
+        """A shortest op path source → … → ops[via] → … → a target, inside ``region``."""
+        first = self._bfs([source], lambda i: i == via, region)
+        if not first:
+            return [via]
+        target_set = set(targets)
+        second = self._bfs(
+            list(self.ops[via].outputs),
+            lambda i: any(k in target_set for k in self.ops[i].outputs),
+            region,
+        )
+        if not second and any(k in target_set for k in self.ops[via].outputs):
+            second = []
+        return first + second
+
+    def _bfs(self, start_keys: list[Key], done, region: set[int]) -> list[int]:
+        from collections import deque
+
+        parent: dict[int, int | None] = {}
+        queue: deque[int] = deque()
+        for key in start_keys:
+            for i in self.consumers.get(key, ()):
+                if i in region and i not in parent:
+                    parent[i] = None
+                    queue.append(i)
+        while queue:
+            i = queue.popleft()
+            if done(i):
+                out = []
+                cur: int | None = i
+                while cur is not None:
+                    out.append(cur)
+                    cur = parent[cur]
+                return out[::-1]
+            for key in self.ops[i].outputs:
+                for j in self.consumers.get(key, ()):
+                    if j in region and j not in parent:
+                        parent[j] = i
+                        queue.append(j)
+        return []

@@ -1,0 +1,176 @@
+"""Eager mode: record every op as it runs, with the user's line and the tapes recording it.
+
+An op callback (``op_callbacks.add_op_callback``; registering one turns off the eager
+fast path, so every op is seen) stores each executed op's input and output tensor ids
+(``EagerTensor._id``), the innermost user frame, and which checked tapes were recording.
+Outputs of ops run while a tape records are kept alive so TensorFlow can later be asked
+whether the loss has a gradient with respect to them. Ops run outside every tape keep
+ids only: they are what shows a forward pass done before the tape opened (GC109).
+Tensors that leave TensorFlow (``.numpy()``, ``float()``, NumPy calls) are noted too.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from gradcheck.trace import frames
+from gradcheck.trace.dataflow import TAG_ASSIGN, TAG_CUSTOM_GRADIENT, TAG_FUNCTION, TAG_READ, Flow
+
+#: DataType enums (types.proto) that carry gradients: half, float, double, bfloat16, complex.
+_DIFFERENTIABLE_ENUMS = frozenset({1, 2, 8, 14, 18, 19})
+_RESOURCE_ENUM = 20
+_ASSIGN_OPS = frozenset(
+    {
+        "AssignVariableOp",
+        "AssignAddVariableOp",
+        "AssignSubVariableOp",
+        "ResourceScatterUpdate",
+        "ResourceScatterAdd",
+        "ResourceScatterSub",
+        "ResourceScatterNdUpdate",
+        "ResourceScatterNdAdd",
+    }
+)
+_READ_OPS = frozenset({"ReadVariableOp", "ResourceGather", "ResourceGatherNd"})
+
+
+@dataclass(slots=True)
+class Record:
+    seq: int
+    type: str
+    inputs: tuple
+    outputs: tuple
+    site: tuple | None
+    tapes: tuple  # ids of the checked tapes recording when the op ran
+    tag: str = ""
+    refs: tuple | None = None  # the output tensors, kept while a tape may ask about them
+
+
+def _key(t) -> int | None:
+    return getattr(t, "_id", None)
+
+
+def _eager_is_float(t) -> bool:
+    return t._datatype_enum() in _DIFFERENTIABLE_ENUMS
+
+
+def _graph_is_float(t) -> bool:
+    dtype = t.dtype
+    return dtype.is_floating or dtype.is_complex
+
+
+class EagerRecorder:
+    def __init__(self, session, limit: int = 400_000) -> None:
+        self.session = session
+        self.records: list[Record] = []
+        self.seq = 0
+        self.limit = limit
+        self.active: tuple[int, ...] = ()  # ids of the checked tapes recording now
+        self.paused = 0
+        self.dtypes: dict[int, int] = {}  # tensor id -> DataType enum
+        self.escapes: dict[int, tuple] = {}  # tensor id -> user site where it left TF
+        self.producer_seq: dict[int, int] = {}  # tensor id -> seq of its producing record
+
+    # -- the op callback --------------------------------------------------------------
+    def callback(self, op_type, inputs, attrs, outputs, op_name=None, graph=None):
+        if self.paused:
+            return None
+        if self.session.recording:
+            self.session.watch_outputs(outputs or (), _graph_is_float if graph is not None else _eager_is_float)
+        if graph is not None:
+            return None
+        if isinstance(op_type, bytes):
+            op_type = op_type.decode()
+        tag = ""
+        if op_type in _READ_OPS:
+            tag = TAG_READ
+        elif op_type in _ASSIGN_OPS:
+            tag = TAG_ASSIGN
+        elif op_type.startswith(("__inference_", "__forward_")):
+            tag = TAG_FUNCTION
+        self._add(op_type, inputs, outputs or (), tag)
+        return None
+
+    def _add(self, op_type: str, inputs, outputs, tag: str) -> None:
+        dtypes = self.dtypes
+        in_keys = []
+        for t in inputs:
+            k = _key(t)
+            if k is not None:
+                in_keys.append(k)
+                if k not in dtypes:
+                    dtypes[k] = t._datatype_enum()
+        out_keys = []
+        for t in outputs:
+            k = _key(t)
+            if k is not None:
+                out_keys.append(k)
+                dtypes[k] = t._datatype_enum()
+        site = frames.current_user_site()
+        keep = tuple(outputs) if self.active else None
+        rec = Record(self.seq, op_type, tuple(in_keys), tuple(out_keys), site, self.active, tag, keep)
+        self.seq += 1
+        for k in out_keys:
+            self.producer_seq[k] = rec.seq
+        self.records.append(rec)
+        if len(self.records) > self.limit:
+            self._trim()
+
+    def _trim(self) -> None:
+        drop = len(self.records) // 2
+        for rec in self.records[:drop]:
+            for k in rec.outputs:
+                if self.producer_seq.get(k) == rec.seq:
+                    del self.producer_seq[k]
+        del self.records[:drop]
+        kept = {k for rec in self.records for k in rec.inputs + rec.outputs}
+        self.dtypes = {k: v for k, v in self.dtypes.items() if k in kept}
+
+    def record_custom_gradient(self, name: str, outputs, inputs) -> None:
+        """``tf.custom_gradient`` records one tape op from its inputs to its outputs."""
+        if not self.paused:
+            self._add(f"CustomGradient:{name}", inputs, outputs, TAG_CUSTOM_GRADIENT)
+
+    def note_escape(self, tensor) -> None:
+        k = _key(tensor)
+        if k is not None and k in self.producer_seq and k not in self.escapes:
+            site = frames.current_user_site()
+            if site is not None:
+                self.escapes[k] = site
+
+    def release_before(self, seq: int) -> None:
+        """Drop kept tensors of ops older than ``seq`` (no unreleased tape needs them)."""
+        for rec in self.records:
+            if rec.seq >= seq:
+                break
+            rec.refs = None
+
+    # -- building the data-flow graph ---------------------------------------------------
+    def build_flow(self, tape_id: int, extra_tensors: dict[int, object]) -> tuple[Flow, dict[int, object]]:
+        """Flow over every kept record; ``recorded`` means recorded by tape ``tape_id``.
+        Returns the flow and the tensors (by key) TensorFlow can be asked about."""
+        flow = Flow()
+        tensors: dict[int, object] = dict(extra_tensors)
+        dtypes = self.dtypes
+        for rec in self.records:
+            recorded = tape_id in rec.tapes
+            flow.add(
+                rec.type,
+                rec.inputs,
+                rec.outputs,
+                recorded=recorded,
+                site=rec.site,
+                tag=rec.tag,
+                name=rec.type,
+            )
+            if recorded and rec.refs is not None:
+                for k, t in zip(rec.outputs, rec.refs):
+                    tensors[k] = t
+        for k, enum in dtypes.items():
+            if enum == _RESOURCE_ENUM:
+                flow.resources.add(k)
+                flow.differentiable[k] = False
+            elif enum not in _DIFFERENTIABLE_ENUMS:
+                flow.differentiable[k] = False
+        return flow, tensors
+

@@ -1,0 +1,151 @@
+"""Which Python frame is the user's, and where exactly in it an op came from.
+
+The user's line is the innermost frame that is not framework code (TensorFlow, Keras,
+gradcheck, the standard library...), as TensorFlow's ``error_interpolation`` does. This
+module imports no TensorFlow; it decides by file path, cached per code object because the
+eager recorder asks for every op.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import sysconfig
+from dataclasses import dataclass
+from importlib.util import find_spec
+from types import CodeType, FrameType
+
+
+@dataclass(frozen=True)
+class Location:
+    path: str
+    line: int
+    column: int = 1
+    end_line: int | None = None
+    end_column: int | None = None
+
+
+_FRAMEWORK_PACKAGES = (
+    "tensorflow",
+    "keras",
+    "tf_keras",
+    "gradcheck",
+    "absl",
+    "numpy",
+    "ml_dtypes",
+    "optree",
+    "h5py",
+    "tree",
+    "wrapt",
+    "google",
+    "_pytest",
+    "pytest",
+    "pluggy",
+    "click",
+    "hypothesis",
+)
+
+
+def _framework_roots() -> tuple[str, ...]:
+    roots = []
+    for name in _FRAMEWORK_PACKAGES:
+        try:
+            spec = find_spec(name)
+        except (ImportError, ValueError):
+            spec = None
+        if spec is not None and spec.submodule_search_locations:
+            roots.extend(os.path.realpath(p) + os.sep for p in spec.submodule_search_locations)
+    paths = sysconfig.get_paths()
+    for key in ("stdlib", "platstdlib"):
+        if paths.get(key):
+            roots.append(os.path.realpath(paths[key]) + os.sep)
+    # The gradcheck package itself, even when run from a checkout.
+    roots.append(os.path.realpath(os.path.dirname(os.path.dirname(__file__))) + os.sep)
+    return tuple(dict.fromkeys(roots))
+
+
+_ROOTS: tuple[str, ...] | None = None
+_USER_CODE: dict[CodeType, bool] = {}
+_USER_FILE: dict[str, bool] = {}
+
+
+def is_user_file(filename: str) -> bool:
+    """True for the user's own source: not installed packages, not the standard library."""
+    cached = _USER_FILE.get(filename)
+    if cached is not None:
+        return cached
+    global _ROOTS
+    if _ROOTS is None:
+        _ROOTS = _framework_roots()
+    if filename.startswith("<"):
+        result = filename in ("<string>", "<stdin>")
+    elif "__autograph_generated_file" in filename:
+        result = False
+    else:
+        real = os.path.realpath(filename)
+        installed = f"{os.sep}site-packages{os.sep}" in real or f"{os.sep}dist-packages{os.sep}" in real
+        result = not installed and not real.startswith(_ROOTS)
+    _USER_FILE[filename] = result
+    return result
+
+
+def _is_user_code(code: CodeType) -> bool:
+    cached = _USER_CODE.get(code)
+    if cached is None:
+        cached = _USER_CODE[code] = is_user_file(code.co_filename)
+    return cached
+
+
+def user_frame(start: FrameType | None = None) -> FrameType | None:
+    """The innermost user frame at or above ``start`` (default: the caller's caller)."""
+    frame = start if start is not None else sys._getframe(2)
+    while frame is not None:
+        if _is_user_code(frame.f_code):
+            return frame
+        frame = frame.f_back
+    return None
+
+
+_POSITIONS: dict[CodeType, tuple] = {}
+
+
+def frame_site(frame: FrameType) -> tuple[CodeType, int]:
+    """A cheap, hashable handle on the instruction a frame is executing."""
+    return (frame.f_code, frame.f_lasti)
+
+
+def site_location(site: tuple[CodeType, int]) -> Location:
+    """Resolve a ``frame_site`` to file, line and the 1-based column span (Python 3.11+
+    knows the exact expression being executed)."""
+    code, lasti = site
+    positions = _POSITIONS.get(code)
+    if positions is None and hasattr(code, "co_positions"):
+        positions = _POSITIONS[code] = tuple(code.co_positions())
+    if positions and 0 <= lasti // 2 < len(positions):
+        line, end_line, col, end_col = positions[lasti // 2]
+        if line is not None:
+            return Location(
+                code.co_filename,
+                line,
+                (col or 0) + 1,
+                end_line,
+                end_col + 1 if end_col is not None else None,
+            )
+    import dis
+
+    line = next((ln for off, ln in dis.findlinestarts(code) if off <= lasti), code.co_firstlineno)
+    return Location(code.co_filename, line or code.co_firstlineno)
+
+
+def current_user_site() -> tuple[CodeType, int] | None:
+    frame = user_frame(sys._getframe(1))
+    return frame_site(frame) if frame is not None else None
+
+
+def stack_user_location(stack) -> Location | None:
+    """Innermost user frame of a TensorFlow ``op.traceback`` (a list of StackFrame objects,
+    outermost first). Graph tracebacks carry no column: the caller refines it from the AST."""
+    for frame in reversed(list(stack)):
+        if is_user_file(frame.filename):
+            return Location(frame.filename, frame.lineno)
+    return None

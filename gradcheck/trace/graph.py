@@ -1,0 +1,104 @@
+"""Graph mode (``tf.function``, ``model.fit``): the traced ``FuncGraph`` is the record.
+
+When ``tape.gradient`` runs during tracing, the target is a symbolic tensor and every op
+that produced it is in the graph, with ``op.traceback`` pointing at the user's code.
+Captured variables are placeholders fed by the variable's handle; ``captures`` maps one
+to the other, through every enclosing graph. An op was recorded by the tape when it was
+created between the tape's push and pop, which op ids tell.
+"""
+
+from __future__ import annotations
+
+from gradcheck.trace import _tf
+from gradcheck.trace.dataflow import TAG_ASSIGN, TAG_CUSTOM_GRADIENT, TAG_FUNCTION, TAG_READ, Flow
+from gradcheck.trace.eager import _ASSIGN_OPS, _READ_OPS
+
+_FUNCTION_OPS = frozenset({"PartitionedCall", "StatefulPartitionedCall"})
+
+
+def graph_mark(graph) -> int:
+    """The id of the newest op in ``graph`` (op ids only grow)."""
+    return graph.version + _ID_OFFSET
+
+
+def _probe_offset() -> int:
+    graph = _tf.tf.Graph()
+    with graph.as_default():
+        op = _tf.tf.constant(0).op
+    return op._id - graph.version
+
+
+_ID_OFFSET = _probe_offset()
+
+
+def key(tensor) -> tuple[int, int]:
+    return (tensor.op._id, tensor.value_index)
+
+
+def outermost_graph(graph):
+    while isinstance(getattr(graph, "outer_graph", None), _tf.FuncGraph):
+        graph = graph.outer_graph
+    return graph
+
+
+def internal_tensor(graph, tensor):
+    """The tensor of ``graph`` that stands for ``tensor`` (itself, or its capture)."""
+    if getattr(tensor, "graph", None) is graph:
+        return tensor
+    for external, internal in getattr(graph, "captures", ()):
+        if external is tensor:
+            return internal
+    outer = getattr(graph, "outer_graph", None)
+    if isinstance(outer, _tf.FuncGraph):
+        in_outer = internal_tensor(outer, tensor)
+        if in_outer is not None and in_outer is not tensor:
+            for external, internal in graph.captures:
+                if external is in_outer:
+                    return internal
+    return None
+
+
+def _tag(op) -> str:
+    if op.type in _READ_OPS:
+        return TAG_READ
+    if op.type in _ASSIGN_OPS:
+        return TAG_ASSIGN
+    if op.type in _FUNCTION_OPS:
+        return TAG_FUNCTION
+    if op.type == "IdentityN":
+        override = _tf.gradient_override_type(op)
+        if override and override.startswith("CustomGradient"):
+            return TAG_CUSTOM_GRADIENT
+    return ""
+
+
+def build_flow(graph, windows: list[tuple[int, int]], upto: int) -> tuple[Flow, dict]:
+    """Flow over the ops of ``graph`` with id ≤ ``upto``; ``windows`` are the (start, end]
+    op-id ranges during which the tape recorded in this graph."""
+    flow = Flow()
+    tensors: dict = {}
+    ops = sorted((op for op in graph.get_operations() if op._id <= upto), key=lambda op: op._id)
+    for op in ops:
+        ident = op._id
+        recorded = any(start < ident <= end for start, end in windows)
+        outputs = []
+        for out in op.outputs:
+            k = key(out)
+            outputs.append(k)
+            tensors[k] = out
+            dtype = out.dtype
+            if _tf.is_resource_dtype(dtype):
+                flow.resources.add(k)
+                flow.differentiable[k] = False
+            elif not _tf.is_differentiable_dtype(dtype):
+                flow.differentiable[k] = False
+        flow.add(
+            op.type,
+            [key(t) for t in op.inputs],
+            outputs,
+            recorded=recorded,
+            site=op,
+            tag=_tag(op),
+            name=op.name,
+        )
+    return flow, tensors

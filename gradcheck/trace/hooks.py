@@ -1,0 +1,215 @@
+"""Install and remove the tracer's hooks on TensorFlow and Keras (see ``session``)."""
+
+from __future__ import annotations
+
+import os
+import sys
+from contextlib import contextmanager, nullcontext
+
+from gradcheck.trace import _tf, frames
+from gradcheck.trace import graph as graph_mode
+from gradcheck.trace.session import Session, StopCheck
+
+def _strict() -> bool:
+    """In gradcheck's own tests an engine error must fail loudly, not be a warning."""
+    return os.environ.get("GRADCHECK_STRICT") == "1"
+
+
+def install(session: Session) -> None:
+    tape_cls = _tf.GradientTape
+    orig_push, orig_pop = tape_cls._push_tape, tape_cls._pop_tape
+    orig_watch, orig_gradient = tape_cls.watch, tape_cls.gradient
+    recorder = session.recorder
+
+    def _push_tape(self):
+        creating = self._tape is None
+        orig_push(self)
+        session.on_push(self, creating)
+
+    def _pop_tape(self):
+        orig_pop(self)
+        session.on_pop(self)
+
+    def watch(self, tensor):
+        orig_watch(self, tensor)
+        state = session.tape_state(self)
+        if state is not None:
+            for t in _tf.tf.nest.flatten(tensor):
+                if _tf.is_tensor(t) and not _tf.is_variable(t):
+                    state.watched.append(t)
+                    if state.shadow is not None:
+                        _tf.watch_tensor(state.shadow, t)
+
+    def gradient(
+        self,
+        target,
+        sources,
+        output_gradients=None,
+        unconnected_gradients=_tf.UNCONNECTED_NONE,
+    ):
+        state = session.tape_state(self)
+        if state is None or state.shadow is None:
+            return orig_gradient(self, target, sources, output_gradients, unconnected_gradients)
+        from gradcheck.trace import analyze
+
+        eager = _tf.executing_eagerly()
+        caller = sys._getframe(1)
+        call_frame = frames.user_frame(caller)
+        call_site = frames.frame_site(call_frame) if call_frame is not None else None
+        if eager:
+            session._before_eager_gradient((caller.f_code, caller.f_lasti))
+        session.flush_watch()
+        zero = _tf.unconnected(unconnected_gradients) == _tf.UNCONNECTED_ZERO
+        graph = None if eager else _tf.default_graph()
+        upto = graph_mode.graph_mark(graph) if graph is not None else None
+        # Backward ops of a first-order gradient are noise to the recorder; under an outer
+        # tape (higher-order gradients) they are part of what that tape will differentiate.
+        pause = session.paused() if not any(s is not state for s in session.recording) else nullcontext()
+        try:
+            try:
+                with pause:
+                    # ZERO hides disconnection: ask for None, diagnose, then fill zeros as TF would.
+                    unconnected = _tf.UNCONNECTED_NONE if zero else unconnected_gradients
+                    grads = orig_gradient(self, target, sources, output_gradients, unconnected)
+            except LookupError as error:
+                with session.paused():
+                    findings = _guard(
+                        session,
+                        lambda err=error: analyze.no_gradient_registered(
+                            session, self, state, target, sources, err, graph, upto, call_site
+                        ),
+                    )
+                session.add_findings(findings)
+                if findings and session.steps is not None:
+                    raise StopCheck() from error
+                raise
+            with session.paused():
+                findings = _guard(
+                    session,
+                    lambda: analyze.analyse(session, self, state, target, sources, grads, graph, upto, call_site),
+                )
+            session.add_findings(findings)
+            if graph is not None:
+                session.checked_graphs.setdefault(graph_mode.outermost_graph(graph), 0)
+            return _fill_zeros(sources, grads) if zero else grads
+        finally:
+            if not self._persistent:
+                session.release(self)
+
+    session.patch(tape_cls, "_push_tape", _push_tape)
+    session.patch(tape_cls, "_pop_tape", _pop_tape)
+    session.patch(tape_cls, "watch", watch)
+    session.patch(tape_cls, "gradient", gradient)
+
+    # Tensors leaving TensorFlow: .numpy(), __array__, float(), int(), bool() all call _numpy.
+    orig_numpy = _tf.EagerTensorBase._numpy
+
+    def _numpy(self):
+        if not recorder.paused:
+            recorder.note_escape(self)
+        return orig_numpy(self)
+
+    session.patch(_tf.EagerTensorBase, "_numpy", _numpy)
+
+    # tf.custom_gradient records one tape op for its whole body in eager mode.
+    record_module = _tf.record_operation_module()
+    orig_record = record_module.record_operation
+
+    def record_operation(op_type, output_tensors, input_tensors, backward_function, forward_function=None):
+        if sys._getframe(1).f_code.co_filename.endswith("custom_gradient.py") and _tf.executing_eagerly():
+            recorder.record_custom_gradient(op_type, output_tensors, input_tensors)
+        return orig_record(op_type, output_tensors, input_tensors, backward_function, forward_function)
+
+    session.patch(record_module, "record_operation", record_operation)
+
+    orig_stop_recording = record_module.stop_recording
+
+    @contextmanager
+    def stop_recording():
+        with orig_stop_recording():
+            yield
+        session.flush_watch()  # outputs made while paused (tf.stop_gradient's) are watched now
+
+    session.patch(record_module, "stop_recording", stop_recording)
+
+    # Graph-mode step accounting: a checked traced function about to run again.
+    orig_call_flat = _tf.ConcreteFunction._call_flat
+
+    def _call_flat(self, tensor_inputs, captured_inputs):
+        session.before_function_call(self)
+        return orig_call_flat(self, tensor_inputs, captured_inputs)
+
+    session.patch(_tf.ConcreteFunction, "_call_flat", _call_flat)
+
+    # Where variables are created (GC114 points there; GC116 needs "inside a trace").
+    for cls in (_tf.ResourceVariable, _tf.UninitializedVariable, _tf.KerasVariable):
+        if cls is not None:
+            _wrap_init(session, cls)
+
+    if _tf.KerasOptimizer is not None:
+        _wrap_optimizer(session, _tf.KerasOptimizer)
+
+    _tf.add_op_callback(recorder.callback)
+
+
+def _fill_zeros(sources, grads):
+    """What ``UnconnectedGradients.ZERO`` returns: zeros shaped like each unconnected source."""
+    tf = _tf.tf
+    flat_sources, flat_grads = tf.nest.flatten(sources), tf.nest.flatten(grads)
+    filled = [
+        g if g is not None else tf.zeros(s.shape, s.dtype) if _tf.is_variable(s) else tf.zeros_like(s)
+        for s, g in zip(flat_sources, flat_grads)
+    ]
+    return tf.nest.pack_sequence_as(sources, filled)
+
+
+def _wrap_init(session: Session, cls) -> None:
+    orig_init = cls.__init__
+
+    def __init__(self, *args, **kwargs):
+        orig_init(self, *args, **kwargs)
+        session.note_variable(self)
+
+    session.patch(cls, "__init__", __init__)
+
+
+def _wrap_optimizer(session: Session, cls) -> None:
+    orig_apply = cls.apply
+
+    def apply(self, grads, trainable_variables=None):
+        if session.skip_updates:
+            return None  # a check must not train: the checked step leaves weights unchanged
+        try:
+            return orig_apply(self, grads, trainable_variables)
+        except ValueError as error:
+            if "No gradients provided" in str(error) and session.findings:
+                from gradcheck.output.text import render_findings
+
+                diagnosis = render_findings(session.findings[-5:], color=False)
+                raise ValueError(f"{error}\n\ngradcheck diagnosis:\n{diagnosis}") from error
+            raise
+
+    session.patch(cls, "apply", apply)
+
+
+def uninstall(session: Session) -> None:
+    try:
+        _tf.remove_op_callback(session.recorder.callback)
+    except (KeyError, ValueError):
+        pass
+    session.restore()
+
+
+def _guard(session: Session, fn):
+    """Run the diagnosis; an error in gradcheck itself must not break the user's step."""
+    try:
+        return fn()
+    except StopCheck:
+        raise
+    except Exception as error:  # noqa: BLE001 - reported, never swallowed silently
+        if _strict():
+            raise
+        message = f"gradcheck: internal error while diagnosing a gradient: {type(error).__name__}: {error}"
+        session.internal_errors.append(message)
+        print(message, file=sys.stderr)
+        return []

@@ -1,0 +1,163 @@
+"""Run a user's script (or a ``FILE::build`` function) under the tracer, in this process.
+
+The CLI runs this in a child process per file (``gradcheck.trace.child``); tests and the
+Python API call it directly. Whatever the script does (raise, exit, never train), the
+outcome is a ``FileResult`` with findings or a one-line GC9xx reason, never a traceback.
+"""
+
+from __future__ import annotations
+
+import os
+import runpy
+import sys
+import traceback
+from collections.abc import Callable, Iterable
+
+from gradcheck.findings import ERROR, CheckError, FileResult
+from gradcheck.trace import frames
+from gradcheck.trace.session import Session, StopCheck
+
+
+def run_file(
+    path: str,
+    *,
+    function: str | None = None,
+    steps: int | None = 1,
+    allow_none: Iterable[str] = (),
+    display_path: str | None = None,
+    argv: list[str] | None = None,
+) -> FileResult:
+    """Run ``path`` as ``__main__`` (like ``python path``), or import it and check what
+    ``function()`` returns, with the tracer installed."""
+    shown = display_path or path
+    result = FileResult(path=shown)
+    abspath = os.path.abspath(path)
+    session = Session(steps=steps, allow_none=allow_none, skip_updates=True)
+    saved_argv, saved_path = sys.argv[:], sys.path[:]
+    sys.argv = [path] + list(argv or [])
+    sys.path.insert(0, os.path.dirname(abspath))
+    main_module = sys.modules.get("__main__")
+    try:
+        with session:
+            if function is None:
+                runpy.run_path(abspath, run_name="__main__")
+            else:
+                _run_function(abspath, function, session)
+    except StopCheck:
+        pass
+    except SystemExit as exit_:
+        if not session.gradient_calls:
+            code = exit_.code
+            if code in (None, 0):
+                result.error = CheckError("GC902", f"the script exited (sys.exit({code!r})) before computing any gradient")
+            else:
+                result.error = CheckError("GC901", f"the script exited with sys.exit({code!r}) before computing any gradient")
+    except KeyboardInterrupt:
+        raise
+    except BaseException as error:  # noqa: BLE001 - every failure becomes a one-line reason
+        _script_failed(result, session, error, abspath)
+    finally:
+        sys.argv, sys.path[:] = saved_argv, saved_path
+        if main_module is not None:
+            sys.modules["__main__"] = main_module
+    result.findings = _relative(session.findings + result.findings, abspath, shown)
+    result.steps_checked = session.steps_checked
+    if result.error is None and not session.gradient_calls and not result.findings:
+        result.error = CheckError("GC902", _no_gradient_message(abspath, function))
+    if session.internal_errors and result.error is None and not result.findings:
+        result.error = CheckError("GC901", session.internal_errors[0])
+    if result.error is not None:
+        result.status = ERROR
+    return result
+
+
+def _run_function(abspath: str, function: str, session: Session) -> None:
+    namespace = runpy.run_path(abspath, run_name="__gradcheck_module__")
+    if function not in namespace:
+        raise _UsageError(f"{os.path.basename(abspath)} defines no function {function!r}")
+    built = namespace[function]()
+    check_built(built, session)
+
+
+class _UsageError(Exception):
+    pass
+
+
+def check_built(built: object, session: Session) -> None:
+    """Run what a ``build()`` returned: a zero-argument step, or ``(model, batch)``."""
+    if callable(built) and not _is_model(built):
+        built()
+        return
+    if isinstance(built, tuple) and len(built) == 2 and _is_model(built[0]):
+        from gradcheck.api import run_train_step
+
+        run_train_step(built[0], built[1], session)
+        return
+    raise _UsageError("build() must return a zero-argument train step or a (model, batch) pair")
+
+
+def _is_model(value: object) -> bool:
+    return hasattr(value, "train_step") and hasattr(value, "trainable_variables")
+
+
+def _script_failed(result: FileResult, session: Session, error: BaseException, abspath: str) -> None:
+    from gradcheck.trace.analyze import graph_escape_finding
+
+    escape = graph_escape_finding(session, error)
+    if escape is not None:
+        result.findings.append(escape)
+        return
+    if isinstance(error, _UsageError):
+        result.error = CheckError("GC901", str(error))
+        return
+    if session.gradient_calls and session.findings:
+        return  # it failed after the checked step; the findings stand
+    result.error = CheckError("GC901", one_line_reason(error))
+
+
+def one_line_reason(error: BaseException) -> str:
+    """``ValueError: bad shape (at train.py:12)``: the exception and the user's line."""
+    where = ""
+    for frame, lineno in traceback.walk_tb(error.__traceback__):
+        if frames.is_user_file(frame.f_code.co_filename):
+            where = f" (at {os.path.relpath(frame.f_code.co_filename)}:{lineno})"
+    message = str(error).strip().splitlines()
+    text = message[0] if message else ""
+    if isinstance(error, SyntaxError):
+        return f"SyntaxError: {error.msg} (at {os.path.relpath(error.filename or '?')}:{error.lineno})"
+    if isinstance(error, ModuleNotFoundError):
+        return f"the script imports {error.name!r}, which is not installed{where}"
+    return f"the script raised {type(error).__name__}: {text}{where}".rstrip(": ")
+
+
+def _no_gradient_message(abspath: str, function: str | None) -> str:
+    if function is not None:
+        return f"{function}() ran, but no gradient was computed"
+    hint = ""
+    try:
+        with open(abspath, encoding="utf-8", errors="replace") as fh:
+            text = fh.read()
+        if any(word in text for word in ("keras.Model", "Sequential", "def train_step", "tf.Module")):
+            hint = f"; it defines a model but trains nowhere: try `gradcheck {os.path.basename(abspath)}::build`"
+    except OSError:
+        pass
+    return "the script ran to its end without computing any gradient" + hint
+
+
+def _relative(findings, abspath: str, shown: str):
+    """Findings in the checked file carry the path as the user gave it."""
+    for finding in findings:
+        if os.path.abspath(finding.path) == abspath:
+            finding.path = shown
+    return findings
+
+
+def run_callable(fn: Callable[[], object], *, steps: int | None = None, allow_none: Iterable[str] = ()) -> Session:
+    """Run ``fn`` under a fresh session (the Python API's building block)."""
+    session = Session(steps=steps, allow_none=allow_none, skip_updates=True)
+    try:
+        with session:
+            fn()
+    except StopCheck:
+        pass
+    return session
