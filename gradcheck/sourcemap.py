@@ -84,14 +84,17 @@ def expression_at(
     for node in ast.walk(tree):
         if not isinstance(node, ast.expr) or getattr(node, "lineno", None) is None:
             continue
-        if column is not None and end_column is not None:
-            if (
+        if (
+            column is not None
+            and end_column is not None
+            and (
                 node.lineno == line
                 and node.col_offset + 1 == column
                 and node.end_lineno == (end_line or line)
                 and (node.end_col_offset or 0) + 1 == end_column
-            ):
-                return _as_expr(node)
+            )
+        ):
+            return _as_expr(node)
         if node.lineno <= line <= (node.end_lineno or node.lineno) and isinstance(node, ast.Call):
             on_line.append(node)
     if column is not None:
@@ -182,5 +185,11 @@ def binding_line(path: str, name: str, before_line: int) -> Expr | None:
     value = getattr(best, "value", None)
     if isinstance(value, ast.expr):
         return _as_expr(value)
-    return Expr(best.lineno, best.col_offset + 1, best.end_lineno or best.lineno,
-                (best.end_col_offset or 0) + 1, ast.unparse(best), best)
+    return Expr(
+        best.lineno,
+        best.col_offset + 1,
+        best.end_lineno or best.lineno,
+        (best.end_col_offset or 0) + 1,
+        ast.unparse(best),
+        best,
+    )

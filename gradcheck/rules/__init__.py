@@ -85,7 +85,7 @@ def classify_op(op_type: str) -> str | None:
 
 def call_hints(op_type: str) -> tuple[str, ...]:
     """Callee names a user writes for ``op_type`` (to find its call on a source line)."""
-    return _HINTS.get(op_type, ()) + (op_type.lower(),)
+    return (*_HINTS.get(op_type, ()), op_type.lower())
 
 
 __all__ = ["RULES", "Example", "Rule", "all_rules", "call_hints", "classify_op", "get_rule", "trace_rules"]

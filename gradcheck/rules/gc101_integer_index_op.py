@@ -8,7 +8,9 @@ from gradcheck.rules._base import Rule
 class IntegerIndexOp(Rule):
     code = "GC101"
     name = "integer-index-op"
-    summary = "The loss is built from integer indices (argmax, argmin, top_k indices, where...), which carry no gradient."
+    summary = (
+        "The loss is built from integer indices (argmax, argmin, top_k indices, where...), which carry no gradient."
+    )
     message = "{call} returns integer indices, which carry no gradient: {variables} get none"
     what = """
 Finds a path from the trained variables to the loss that goes through an op returning

@@ -8,7 +8,9 @@ from gradcheck.rules._base import Rule
 class SamplingOp(Rule):
     code = "GC107"
     name = "sampling-op"
-    summary = "The loss is built from a sample of an integer sampler (`tf.random.categorical`...), which has no gradient."
+    summary = (
+        "The loss is built from a sample of an integer sampler (`tf.random.categorical`...), which has no gradient."
+    )
     message = "{call} draws integer samples, which carry no gradient: {variables} get none"
     what = """
 Finds a path from the policy's variables to the loss through `tf.random.categorical`

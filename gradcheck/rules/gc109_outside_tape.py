@@ -8,7 +8,9 @@ from gradcheck.rules._base import Rule
 class OutsideTape(Rule):
     code = "GC109"
     name = "outside-tape"
-    summary = "Part of the path from the variables to the loss ran before the tape started or after it stopped recording."
+    summary = (
+        "Part of the path from the variables to the loss ran before the tape started or after it stopped recording."
+    )
     message = "{call} ran {when} the GradientTape recorded, so the tape cannot differentiate through it: {variables} get no gradient"
     what = """
 Finds a path from the variables to the target that goes through ops the tape did not

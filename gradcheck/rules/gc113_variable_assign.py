@@ -9,7 +9,9 @@ class VariableAssign(Rule):
     code = "GC113"
     name = "variable-assign"
     summary = "A value computed from the variables is written into a variable with `assign` and read back: assignment is not differentiable."
-    message = "{call} writes into a variable, and assignment is not differentiable: {variables} get no gradient through it"
+    message = (
+        "{call} writes into a variable, and assignment is not differentiable: {variables} get no gradient through it"
+    )
     what = """
 Finds a path from the variables to the loss that goes through `Variable.assign`
 (`assign_add`, `assign_sub`, `scatter_*`) and a later read of the assigned variable. The

@@ -8,7 +8,7 @@ these, this module is the only one to change. Importing it imports TensorFlow.
 
 from __future__ import annotations
 
-import tensorflow as tf  # noqa: F401  (the public API, re-exported for the engine)
+import tensorflow as tf
 from tensorflow.python.eager import backprop, imperative_grad, record
 from tensorflow.python.eager import tape as tape_lib
 from tensorflow.python.eager.polymorphic_function import concrete_function

@@ -123,10 +123,7 @@ def _source_tensor(s):
 def _context(session, tape, state, flat_targets, flat_sources, graph, call_site) -> Context:
     call_location = frames.site_location(call_site) if call_site is not None else None
     names = _source_names(flat_sources, call_location)
-    sources = [
-        Source(i, s, names[i], _tf.is_variable(s))
-        for i, s in enumerate(flat_sources)
-    ]
+    sources = [Source(i, s, names[i], _tf.is_variable(s)) for i, s in enumerate(flat_sources)]
     return Context(session, tape, state, flat_targets, sources, graph is None, graph, call_location)
 
 
@@ -166,9 +163,7 @@ def _build_flow(ctx: Context, upto) -> None:
     else:
         windows = [(start, end if end is not None else upto) for start, end in state.windows.get(ctx.graph, [])]
         ctx.flow, ctx.tensors = graph_mode.build_flow(ctx.graph, windows, upto)
-        ctx.target_keys = [
-            graph_mode.key(t) for t in ctx.flat_targets if getattr(t, "graph", None) is ctx.graph
-        ]
+        ctx.target_keys = [graph_mode.key(t) for t in ctx.flat_targets if getattr(t, "graph", None) is ctx.graph]
         for source in ctx.sources:
             source.key = _key_of(ctx, _source_tensor(source.value))
 
@@ -192,9 +187,14 @@ def _live_fn(ctx: Context):
             return set()
         grads = _tf.imperative_gradient(ctx.state.shadow, target_tensors, [t for _, t in candidates])
         import os
+
         if os.environ.get("GC_DEBUG"):
-            print("LIVE", target_tensors, [(getattr(t, "name", k), g is not None) for (k, t), g in zip(candidates, grads)])
-        return {k for (k, _), g in zip(candidates, grads) if g is not None}
+            print(
+                "LIVE",
+                target_tensors,
+                [(getattr(t, "name", k), g is not None) for (k, t), g in zip(candidates, grads, strict=False)],
+            )
+        return {k for (k, _), g in zip(candidates, grads, strict=False) if g is not None}
 
     return live
 
@@ -363,8 +363,11 @@ def _cut_finding(ctx: Context, cut: Cut, sources: list[Source], code: str | None
     location = ctx.op_location(cut.op) if cut.op >= 0 else None
     location = location or ctx.call_location or Location("<unknown>", 1)
     expr = sourcemap.expression_at(
-        location.path, location.line, location.column if location.end_column else None,
-        location.end_line, location.end_column,
+        location.path,
+        location.line,
+        location.column if location.end_column else None,
+        location.end_line,
+        location.end_column,
     )
     op_label = _op_label(ctx.flow.ops[cut.op].type) if cut.op >= 0 else None
     first_arg = None
@@ -548,8 +551,11 @@ def graph_escape_finding(session, error: BaseException) -> Finding | None:
         return None
     names = _variables_upstream(session, tensor) if tensor is not None else []
     expr = sourcemap.expression_at(
-        frame_location.path, frame_location.line, frame_location.column,
-        frame_location.end_line, frame_location.end_column,
+        frame_location.path,
+        frame_location.line,
+        frame_location.column,
+        frame_location.end_line,
+        frame_location.end_column,
     )
     finding = Finding(
         code="GC105",

@@ -86,7 +86,7 @@ class Flow:
             write = WriteKey(handle, index)
             self.differentiable[write] = False
             self.producer[write] = index
-            op.outputs = op.outputs + (write,)
+            op.outputs = (*op.outputs, write)
             self._last_write[handle] = write
         return op
 

@@ -164,7 +164,7 @@ class EagerRecorder:
                 name=rec.type,
             )
             if recorded and rec.refs is not None:
-                for k, t in zip(rec.outputs, rec.refs):
+                for k, t in zip(rec.outputs, rec.refs, strict=False):
                     tensors[k] = t
         for k, enum in dtypes.items():
             if enum == _RESOURCE_ENUM:
@@ -173,4 +173,3 @@ class EagerRecorder:
             elif enum not in _DIFFERENTIABLE_ENUMS:
                 flow.differentiable[k] = False
         return flow, tensors
-

@@ -10,6 +10,7 @@ from gradcheck.trace import _tf, frames
 from gradcheck.trace import graph as graph_mode
 from gradcheck.trace.session import Session, StopCheck
 
+
 def _strict() -> bool:
     """In gradcheck's own tests an engine error must fail loudly, not be a warning."""
     return os.environ.get("GRADCHECK_STRICT") == "1"
@@ -158,7 +159,7 @@ def _fill_zeros(sources, grads):
     flat_sources, flat_grads = tf.nest.flatten(sources), tf.nest.flatten(grads)
     filled = [
         g if g is not None else tf.zeros(s.shape, s.dtype) if _tf.is_variable(s) else tf.zeros_like(s)
-        for s, g in zip(flat_sources, flat_grads)
+        for s, g in zip(flat_sources, flat_grads, strict=False)
     ]
     return tf.nest.pack_sequence_as(sources, filled)
 
@@ -206,7 +207,7 @@ def _guard(session: Session, fn):
         return fn()
     except StopCheck:
         raise
-    except Exception as error:  # noqa: BLE001 - reported, never swallowed silently
+    except Exception as error:
         if _strict():
             raise
         message = f"gradcheck: internal error while diagnosing a gradient: {type(error).__name__}: {error}"

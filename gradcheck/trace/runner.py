@@ -7,6 +7,7 @@ outcome is a ``FileResult`` with findings or a one-line GC9xx reason, never a tr
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import runpy
 import sys
@@ -26,15 +27,24 @@ def run_file(
     allow_none: Iterable[str] = (),
     display_path: str | None = None,
     argv: list[str] | None = None,
+    on_progress: Callable[[FileResult], None] | None = None,
 ) -> FileResult:
     """Run ``path`` as ``__main__`` (like ``python path``), or import it and check what
-    ``function()`` returns, with the tracer installed."""
+    ``function()`` returns, with the tracer installed. ``on_progress`` gets the result so
+    far after every checked gradient."""
     shown = display_path or path
     result = FileResult(path=shown)
     abspath = os.path.abspath(path)
-    session = Session(steps=steps, allow_none=allow_none, skip_updates=True)
+
+    def progress(_new) -> None:
+        if on_progress is not None:
+            partial = FileResult(shown, steps_checked=session.steps_checked)
+            partial.findings = _relative(list(session.findings), abspath, shown)
+            on_progress(partial)
+
+    session = Session(steps=steps, allow_none=allow_none, skip_updates=True, on_findings=progress)
     saved_argv, saved_path = sys.argv[:], sys.path[:]
-    sys.argv = [path] + list(argv or [])
+    sys.argv = [path, *list(argv or [])]
     sys.path.insert(0, os.path.dirname(abspath))
     main_module = sys.modules.get("__main__")
     try:
@@ -49,9 +59,13 @@ def run_file(
         if not session.gradient_calls:
             code = exit_.code
             if code in (None, 0):
-                result.error = CheckError("GC902", f"the script exited (sys.exit({code!r})) before computing any gradient")
+                result.error = CheckError(
+                    "GC902", f"the script exited (sys.exit({code!r})) before computing any gradient"
+                )
             else:
-                result.error = CheckError("GC901", f"the script exited with sys.exit({code!r}) before computing any gradient")
+                result.error = CheckError(
+                    "GC901", f"the script exited with sys.exit({code!r}) before computing any gradient"
+                )
     except KeyboardInterrupt:
         raise
     except BaseException as error:  # noqa: BLE001 - every failure becomes a one-line reason
@@ -145,11 +159,11 @@ def _no_gradient_message(abspath: str, function: str | None) -> str:
 
 
 def _relative(findings, abspath: str, shown: str):
-    """Findings in the checked file carry the path as the user gave it."""
-    for finding in findings:
-        if os.path.abspath(finding.path) == abspath:
-            finding.path = shown
-    return findings
+    """Copies of the findings; those in the checked file carry the path as the user gave it."""
+    return [
+        dataclasses.replace(f, path=shown) if os.path.abspath(f.path) == abspath else dataclasses.replace(f)
+        for f in findings
+    ]
 
 
 def run_callable(fn: Callable[[], object], *, steps: int | None = None, allow_none: Iterable[str] = ()) -> Session:

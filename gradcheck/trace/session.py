@@ -122,7 +122,7 @@ class Session:
             _tf.push_tape(state.shadow)
         self.recording.append(state)
         if _tf.executing_eagerly():
-            self.recorder.active = self.recorder.active + (state.ident,)
+            self.recorder.active = (*self.recorder.active, state.ident)
         else:
             graph = _tf.default_graph()
             mark = graph_mode.graph_mark(graph)
@@ -233,10 +233,9 @@ class Session:
         self.gradient_calls += 1
         seen = {f.identity() for f in self.findings}
         findings = [f for f in findings if f.identity() not in seen]
-        if findings:
-            self.findings.extend(findings)
-            if self.on_findings is not None:
-                self.on_findings(findings)
+        self.findings.extend(findings)
+        if self.on_findings is not None:
+            self.on_findings(findings)
 
     # -- install / uninstall -------------------------------------------------------------
     def __enter__(self) -> Session:

@@ -1,0 +1,176 @@
+"""The ``gradcheck`` command. Diagnostics go to stdout, the summary and progress to stderr.
+
+Exit codes: 0 clean, 1 findings, 2 a file could not be checked or the command was misused.
+Importing this module (``--help``, ``--version``, ``--static``) imports no TensorFlow.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from importlib import metadata
+
+import click
+
+from gradcheck._version import __version__
+from gradcheck.report import EXIT_ERROR
+
+
+def _dist_version(*names: str) -> str | None:
+    for name in names:
+        try:
+            return metadata.version(name)
+        except metadata.PackageNotFoundError:
+            continue
+    return None
+
+
+def version_text() -> str:
+    tf = _dist_version("tensorflow", "tensorflow-cpu", "tensorflow-macos", "tf-nightly") or "not installed"
+    keras = _dist_version("keras") or "not installed"
+    py = ".".join(map(str, sys.version_info[:3]))
+    return f"gradcheck {__version__} (Python {py}, TensorFlow {tf}, Keras {keras})"
+
+
+def _print_version(ctx: click.Context, _param, value: bool) -> None:
+    if value and not ctx.resilient_parsing:
+        click.echo(version_text())
+        ctx.exit(0)
+
+
+def _explain(ctx: click.Context, _param, value: str | None) -> None:
+    if not value or ctx.resilient_parsing:
+        return
+    from gradcheck.rules import get_rule
+
+    try:
+        click.echo(get_rule(value).explanation(), nl=False)
+    except KeyError:
+        raise click.BadParameter(f"unknown rule code {value!r}; see --list-rules") from None
+    ctx.exit(0)
+
+
+def _list_rules(ctx: click.Context, _param, value: bool) -> None:
+    if not value or ctx.resilient_parsing:
+        return
+    from gradcheck.rules import all_rules
+
+    for rule in all_rules():
+        status = "" if rule.implemented else "  (reserved)"
+        click.echo(f"{rule.code}  {rule.name:<28} {rule.summary}{status}")
+    ctx.exit(0)
+
+
+def _codes(values: tuple[str, ...]) -> list[str]:
+    out = []
+    for value in values:
+        out += [c.strip().upper() for c in value.split(",") if c.strip()]
+    return out
+
+
+FORMAT_CHOICES = ("full", "concise", "json", "sarif", "github")
+
+
+@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.argument("paths", nargs=-1, metavar="PATH[::FUNCTION]...")
+@click.option("--static", is_flag=True, help="Static analysis only: read the code, never run it (no TensorFlow).")
+@click.option(
+    "--steps", type=click.IntRange(min=1), default=None, help="Training steps to check before stopping (default 1)."
+)
+@click.option(
+    "--timeout", type=click.FloatRange(min=0, min_open=True), default=None, help="Seconds per file (default 120)."
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(FORMAT_CHOICES),
+    default="full",
+    show_default=True,
+    help="Output format.",
+)
+@click.option("--select", multiple=True, help="Report only these codes or prefixes (e.g. GC101,GC11).")
+@click.option("--ignore", multiple=True, help="Do not report these codes or prefixes.")
+@click.option(
+    "--allow-none", multiple=True, metavar="PATTERN", help="Glob over variable paths allowed to get no gradient."
+)
+@click.option(
+    "-j", "--jobs", type=click.IntRange(min=1), default=None, help="Files checked in parallel (default: CPUs)."
+)
+@click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings.")
+@click.option("--color/--no-color", default=None, help="Colour the output (default: when stdout is a terminal).")
+@click.option("-q", "--quiet", is_flag=True, help="No summary or progress on stderr.")
+@click.option("-v", "--verbose", is_flag=True, help="Show the script's own output when a file cannot be checked.")
+@click.option(
+    "--explain", metavar="CODE", callback=_explain, expose_value=False, is_eager=True, help="Explain a rule and exit."
+)
+@click.option(
+    "--list-rules",
+    is_flag=True,
+    callback=_list_rules,
+    expose_value=False,
+    is_eager=True,
+    help="List every rule and exit.",
+)
+@click.option(
+    "--version",
+    is_flag=True,
+    callback=_print_version,
+    expose_value=False,
+    is_eager=True,
+    help="Show versions and exit.",
+)
+def main(
+    paths, static, steps, timeout, fmt, select, ignore, allow_none, jobs, exit_zero, color, quiet, verbose
+) -> None:
+    """Find why variables get no gradient in TensorFlow / Keras training code.
+
+    Runs each script (as `python PATH` would) until its first training step, checks every
+    `tape.gradient` and `model.fit` step, and explains each None gradient: the op that cut
+    the path, your line, the variables it starves, and the fix. `PATH::build` checks what
+    `build()` returns instead: a `(model, batch)` pair or a train-step function.
+    """
+    from gradcheck import config as config_mod
+    from gradcheck.check import Options, check_targets
+    from gradcheck.output import FORMATS, render
+
+    if not paths:
+        raise click.UsageError("give at least one PATH (a script, or a directory)")
+    try:
+        cfg = config_mod.load()
+        if select:
+            cfg.select = _codes(select)
+        if ignore:
+            cfg.ignore = cfg.ignore + _codes(ignore)
+        for prefix in (*cfg.select, *cfg.ignore):
+            config_mod.validate_code_prefix(prefix, "--select/--ignore")
+    except config_mod.ConfigError as error:
+        click.echo(f"gradcheck: {error}", err=True)
+        sys.exit(EXIT_ERROR)
+    if fmt not in FORMATS:
+        raise click.UsageError(f"--format {fmt} is not available in this version")
+    options = Options(
+        steps=steps or cfg.steps,
+        timeout=timeout or cfg.timeout,
+        allow_none=[*cfg.allow_none, *allow_none],
+        jobs=jobs or os.cpu_count() or 1,
+        verbose=verbose,
+        static=static,
+    )
+    use_color = sys.stdout.isatty() if color is None else color
+    show_progress = not quiet and sys.stderr.isatty()
+
+    def progress(done: int, total: int, path: str) -> None:
+        if show_progress:
+            click.echo(f"\r[{done}/{total}] {path}"[:100].ljust(100), err=True, nl=done == total)
+
+    report = check_targets(list(paths), cfg, options, progress=progress)
+    output = render(report, fmt, color=use_color)
+    if output:
+        click.echo(output, nl=False)
+    if not quiet:
+        click.echo(report.summary(), err=True)
+    sys.exit(report.exit_code(exit_zero))
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

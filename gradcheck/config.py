@@ -1,0 +1,139 @@
+"""``[tool.gradcheck]`` in the nearest ``pyproject.toml``.
+
+Keys (kebab-case, as ruff): ``select``, ``ignore``, ``exclude``, ``per-file-ignores``,
+``allow-none``, ``timeout``, ``steps``, ``scripts``. An unknown key or a value of the wrong
+type is a ``ConfigError`` with a one-line message; command-line options win over the file.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+DEFAULT_TIMEOUT = 120.0
+DEFAULT_EXCLUDE = (".*", ".venv", "venv", "build", "dist", "__pycache__", "site-packages", "node_modules")
+
+
+class ConfigError(Exception):
+    """A bad ``[tool.gradcheck]`` table or option value."""
+
+
+@dataclass
+class Config:
+    select: list[str] = field(default_factory=list)
+    ignore: list[str] = field(default_factory=list)
+    exclude: list[str] = field(default_factory=list)
+    per_file_ignores: dict[str, list[str]] = field(default_factory=dict)
+    allow_none: list[str] = field(default_factory=list)
+    timeout: float = DEFAULT_TIMEOUT
+    steps: int = 1
+    scripts: list[str] = field(default_factory=list)
+    path: Path | None = None  # the pyproject.toml it came from
+
+    @property
+    def root(self) -> Path:
+        return self.path.parent if self.path else Path.cwd()
+
+    def code_selected(self, code: str, filename: str | None = None) -> bool:
+        """ruff-style selection by code prefix; GC9xx (could not check) is never filtered."""
+        if code.startswith("GC9"):
+            return True
+        if self.select and not any(code.startswith(p) for p in self.select):
+            return False
+        ignored = list(self.ignore)
+        if filename is not None:
+            rel = self.relative(filename)
+            for pattern, codes in self.per_file_ignores.items():
+                if fnmatch.fnmatch(rel, pattern) or fnmatch.fnmatch(os.path.basename(rel), pattern):
+                    ignored += codes
+        return not any(code.startswith(p) for p in ignored)
+
+    def relative(self, filename: str) -> str:
+        try:
+            return Path(filename).resolve().relative_to(self.root.resolve()).as_posix()
+        except ValueError:
+            return Path(filename).as_posix()
+
+    def is_excluded(self, path: Path) -> bool:
+        name = path.name
+        rel = self.relative(str(path))
+        for pattern in (*DEFAULT_EXCLUDE, *self.exclude):
+            if fnmatch.fnmatch(name, pattern) or fnmatch.fnmatch(rel, pattern) or fnmatch.fnmatch(rel, f"{pattern}/*"):
+                return True
+        return False
+
+
+_LIST_KEYS = {"select", "ignore", "exclude", "allow-none", "scripts"}
+_KNOWN = _LIST_KEYS | {"per-file-ignores", "timeout", "steps"}
+
+
+def find_pyproject(start: Path) -> Path | None:
+    start = start.resolve()
+    for directory in (start, *start.parents) if start.is_dir() else (start.parent, *start.parent.parents):
+        candidate = directory / "pyproject.toml"
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def load(start: Path | None = None) -> Config:
+    """The configuration for files under ``start`` (default: the working directory)."""
+    path = find_pyproject(start or Path.cwd())
+    if path is None:
+        return Config()
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
+        raise ConfigError(f"{path}: cannot read: {error}") from None
+    table = data.get("tool", {}).get("gradcheck", {})
+    return from_table(table, path)
+
+
+def from_table(table: dict, path: Path | None = None) -> Config:
+    where = f"{path}: [tool.gradcheck]" if path else "[tool.gradcheck]"
+    if not isinstance(table, dict):
+        raise ConfigError(f"{where} must be a table")
+    unknown = sorted(set(table) - _KNOWN)
+    if unknown:
+        raise ConfigError(f"{where}: unknown key {unknown[0]!r} (known: {', '.join(sorted(_KNOWN))})")
+    config = Config(path=path)
+    for key in _LIST_KEYS & set(table):
+        value = table[key]
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise ConfigError(f"{where}: {key} must be a list of strings")
+        setattr(config, key.replace("-", "_"), list(value))
+    if "per-file-ignores" in table:
+        value = table["per-file-ignores"]
+        if not isinstance(value, dict) or not all(
+            isinstance(v, list) and all(isinstance(c, str) for c in v) for v in value.values()
+        ):
+            raise ConfigError(f"{where}: per-file-ignores must map glob patterns to lists of codes")
+        config.per_file_ignores = {k: list(v) for k, v in value.items()}
+    if "timeout" in table:
+        value = table["timeout"]
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+            raise ConfigError(f"{where}: timeout must be a positive number of seconds")
+        config.timeout = float(value)
+    if "steps" in table:
+        value = table["steps"]
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ConfigError(f"{where}: steps must be a positive integer")
+        config.steps = value
+    for code in (*config.select, *config.ignore, *(c for v in config.per_file_ignores.values() for c in v)):
+        validate_code_prefix(code, where)
+    return config
+
+
+def validate_code_prefix(prefix: str, where: str = "option") -> None:
+    from gradcheck.rules import RULES
+
+    if not prefix.startswith("GC") or not any(code.startswith(prefix) for code in RULES):
+        raise ConfigError(f"{where}: {prefix!r} matches no rule code (see `gradcheck --list-rules`)")

@@ -1,0 +1,98 @@
+"""Text output: ``full`` (ruff's full format: location, code frame, caret, help lines) and
+``concise`` (one line per finding)."""
+
+from __future__ import annotations
+
+import click
+
+from gradcheck.findings import FileResult, Finding
+from gradcheck.sourcemap import source_line
+
+_CONTEXT = 1  # source lines shown above and below the culprit
+
+
+def _style(text: str, color: bool, **kwargs) -> str:
+    return click.style(text, **kwargs) if color else text
+
+
+def header(finding: Finding, color: bool) -> str:
+    where = _style(f"{finding.path}:{finding.line}:{finding.column}:", color, bold=True)
+    code = _style(finding.code, color, fg="red" if finding.severity == "error" else "yellow", bold=True)
+    return f"{where} {code} {finding.message}"
+
+
+def error_line(result: FileResult, color: bool) -> str:
+    assert result.error is not None
+    code = _style(result.error.code, color, fg="red", bold=True)
+    return f"{_style(result.path + ':', color, bold=True)} {code} {result.error.message}"
+
+
+def code_frame(finding: Finding, color: bool) -> list[str]:
+    first = max(1, finding.line - _CONTEXT)
+    last = finding.line + _CONTEXT
+    lines = [(n, source_line(finding.path, n)) for n in range(first, last + 1)]
+    lines = [(n, text) for n, text in lines if text or n == finding.line]
+    if not any(text for _, text in lines):
+        return []
+    width = len(str(last))
+    gutter = " " * width + " |"
+    out = [_style(gutter, color, fg="blue")]
+    for n, text in lines:
+        out.append(_style(f"{n:>{width}} |", color, fg="blue") + (f" {text}" if text else ""))
+        if n == finding.line:
+            start = max(finding.column, 1)
+            end = finding.end_column if finding.end_line in (None, finding.line) and finding.end_column else None
+            if end is None or end <= start:
+                end = len(text) + 1
+            caret = " " * (start - 1) + "^" * max(1, end - start)
+            out.append(_style(gutter, color, fg="blue") + " " + _style(f"{caret} {finding.code}", color, fg="red"))
+    out.append(_style(gutter, color, fg="blue"))
+    return out
+
+
+def chain_text(finding: Finding) -> str:
+    if not finding.chain:
+        return ""
+    parts = [finding.chain_source] if finding.chain_source else []
+    parts += [("✂ " if link.cut else "") + link.op for link in finding.chain]
+    return " → ".join([*parts, "loss"])
+
+
+def render_finding(finding: Finding, color: bool = False) -> str:
+    width = len(str(finding.line + _CONTEXT))
+    pad = " " * width + " "
+    lines = [header(finding, color)]
+    lines += code_frame(finding, color)
+    label = _style("=", color, fg="blue")
+    if finding.variables:
+        lines.append(f"{pad}{label} variables: {', '.join(finding.variables)}")
+    chain = chain_text(finding)
+    if chain:
+        lines.append(f"{pad}{label} path: {chain}")
+    for note in finding.notes:
+        lines.append(f"{pad}{label} note: {note}")
+    if finding.fix:
+        lines.append(f"{pad}{label} {_style('fix', color, bold=True)}: {finding.fix}")
+    return "\n".join(lines)
+
+
+def render_findings(findings: list[Finding], color: bool = False) -> str:
+    return "\n\n".join(render_finding(f, color) for f in findings)
+
+
+def render_full(report, color: bool = False) -> str:
+    blocks = []
+    for result in report.files:
+        if result.error is not None:
+            blocks.append(error_line(result, color))
+        blocks += [render_finding(f, color) for f in sorted(result.findings, key=Finding.sort_key)]
+    return "\n\n".join(blocks) + ("\n" if blocks else "")
+
+
+def render_concise(report, color: bool = False) -> str:
+    lines = []
+    for result in report.files:
+        if result.error is not None:
+            lines.append(error_line(result, color))
+        lines += [header(f, color) for f in sorted(result.findings, key=Finding.sort_key)]
+    return "\n".join(lines) + ("\n" if lines else "")

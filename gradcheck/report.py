@@ -1,0 +1,71 @@
+"""A run's outcome over all files: what the CLI prints, the API returns and pytest asserts."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from gradcheck.findings import CHECKED, FileResult, Finding
+
+EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+
+
+class GradientFlowError(AssertionError):
+    """Raised by ``Report.raise_for_findings()``; its message is the full text diagnosis."""
+
+
+@dataclass
+class Report:
+    files: list[FileResult] = field(default_factory=list)
+
+    @property
+    def findings(self) -> list[Finding]:
+        return [f for result in self.files for f in sorted(result.findings, key=Finding.sort_key)]
+
+    @property
+    def errors(self) -> list[FileResult]:
+        return [r for r in self.files if r.error is not None]
+
+    @property
+    def ok(self) -> bool:
+        """No finding and no file that could not be checked."""
+        return not self.findings and not self.errors
+
+    def exit_code(self, exit_zero: bool = False) -> int:
+        if self.errors:
+            return EXIT_ERROR
+        if self.findings and not exit_zero:
+            return EXIT_FINDINGS
+        return EXIT_CLEAN
+
+    def summary(self) -> str:
+        """``3 findings in 2 files; 1 file could not be checked`` (or ``No findings``)."""
+        n = len(self.findings)
+        with_findings = sum(1 for r in self.files if r.findings)
+        checked = sum(1 for r in self.files if r.status == CHECKED)
+        parts = []
+        if n:
+            parts.append(f"{_plural(n, 'finding')} in {_plural(with_findings, 'file')}")
+        else:
+            parts.append(f"No findings in {_plural(checked, 'checked file')}")
+        if self.errors:
+            verb = "file could" if len(self.errors) == 1 else "files could"
+            parts.append(f"{len(self.errors)} {verb} not be checked")
+        return "; ".join(parts)
+
+    def to_text(self, color: bool = False) -> str:
+        from gradcheck.output.text import render_full
+
+        return render_full(self, color=color)
+
+    def to_json(self) -> dict:
+        from gradcheck.output.json_format import report_json
+
+        return report_json(self)
+
+    def raise_for_findings(self) -> None:
+        if not self.ok:
+            raise GradientFlowError(self.to_text(color=False))
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
