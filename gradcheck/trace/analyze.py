@@ -186,14 +186,6 @@ def _live_fn(ctx: Context):
         if not target_tensors or not candidates:
             return set()
         grads = _tf.imperative_gradient(ctx.state.shadow, target_tensors, [t for _, t in candidates])
-        import os
-
-        if os.environ.get("GC_DEBUG"):
-            print(
-                "LIVE",
-                target_tensors,
-                [(getattr(t, "name", k), g is not None) for (k, t), g in zip(candidates, grads, strict=False)],
-            )
         return {k for (k, _), g in zip(candidates, grads, strict=False) if g is not None}
 
     return live
