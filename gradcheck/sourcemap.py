@@ -121,6 +121,22 @@ def _span_size(node: ast.AST) -> tuple[int, int]:
     return ((node.end_lineno or node.lineno) - node.lineno, (node.end_col_offset or 0) - node.col_offset)
 
 
+def call_node(path: str, line: int, method: str) -> ast.Call | None:
+    """The innermost ``.method(...)`` call spanning ``line``."""
+    tree = _parse(path)
+    if tree is None:
+        return None
+    candidates = [
+        node
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == method
+        and node.lineno <= line <= (node.end_lineno or node.lineno)
+    ]
+    return min(candidates, key=_span_size) if candidates else None
+
+
 def call_arguments(path: str, line: int, column: int | None, method: str) -> list[ast.expr] | None:
     """Positional argument nodes of the ``.method(...)`` call at ``line`` (e.g. the target
     and sources of ``tape.gradient``)."""

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from gradcheck.output.github import render_github
 from gradcheck.output.json_format import render_json
+from gradcheck.output.sarif import render_sarif
 from gradcheck.output.text import render_concise, render_full
 
 
@@ -16,6 +18,8 @@ FORMATS: dict[str, Callable[..., str]] = {
     "full": render_full,
     "concise": render_concise,
     "json": _render_json,
+    "sarif": render_sarif,
+    "github": render_github,
 }
 
 

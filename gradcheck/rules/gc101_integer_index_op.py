@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from gradcheck.rules._base import Rule
+from gradcheck.rules._base import Example, Rule
 
 
 class IntegerIndexOp(Rule):
@@ -86,3 +86,147 @@ with tf.GradientTape() as tape:
         "Unique": ("unique",),
         "UniqueV2": ("unique",),
     }
+
+    invalid = (
+        Example(
+            "DQN train_step regresses the argmin index (model.fit, graph mode)",
+            "fit",
+            """\
+import keras
+import numpy as np
+import tensorflow as tf
+
+
+class QNet(keras.Model):
+    def __init__(self):
+        super().__init__()
+        self.body = keras.layers.Dense(16, activation="relu")
+        self.head = keras.layers.Dense(3)
+
+    def call(self, x):
+        return self.head(self.body(x))
+
+    def train_step(self, data):
+        x, y = data
+        with tf.GradientTape() as tape:
+            q = self(x, training=True)
+            action = tf.math.argmin(q, axis=1)  # expect: GC101
+            loss = keras.losses.mean_squared_error(y, action)
+        grads = tape.gradient(loss, self.trainable_variables)
+        self.optimizer.apply_gradients(zip(grads, self.trainable_variables))
+        return {"loss": loss}
+
+
+model = QNet()
+model.compile(optimizer="adam")
+model.fit(np.random.rand(64, 4).astype("float32"), np.random.rand(64).astype("float32"), epochs=2, verbose=0)
+""",
+        ),
+        Example(
+            "classification loss on the predicted class index (eager custom loop)",
+            "eager",
+            """\
+import keras
+import numpy as np
+import tensorflow as tf
+
+model = keras.Sequential([keras.Input((6,)), keras.layers.Dense(5)])
+optimizer = keras.optimizers.SGD(0.1)
+x = np.random.rand(32, 6).astype("float32")
+labels = np.random.randint(0, 5, size=32)
+for step in range(3):
+    with tf.GradientTape() as tape:
+        logits = model(x)
+        predicted = tf.argmax(logits, axis=-1)  # expect: GC101
+        loss = tf.reduce_mean(tf.cast(tf.abs(predicted - labels), tf.float32))
+    grads = tape.gradient(loss, model.trainable_variables)
+    optimizer.apply_gradients(zip(grads, model.trainable_variables))
+""",
+        ),
+        Example(
+            "top_k indices used as the prediction (tf.function custom step)",
+            "tf.function",
+            """\
+import keras
+import numpy as np
+import tensorflow as tf
+
+ranker = keras.Sequential([keras.Input((8,)), keras.layers.Dense(10)])
+optimizer = keras.optimizers.Adam(1e-3)
+
+
+@tf.function
+def train_step(x, best):
+    with tf.GradientTape() as tape:
+        scores = ranker(x)
+        top = tf.math.top_k(scores, k=1).indices[:, 0]  # expect: GC101
+        loss = tf.reduce_mean(tf.square(tf.cast(top - best, tf.float32)))
+    grads = tape.gradient(loss, ranker.trainable_variables)
+    optimizer.apply_gradients(zip(grads, ranker.trainable_variables))
+    return loss
+
+
+for _ in range(3):
+    train_step(np.random.rand(16, 8).astype("float32"), np.random.randint(0, 10, size=16).astype("int32"))
+""",
+        ),
+    )
+    valid = (
+        Example(
+            "DQN train_step selects the taken action's Q-value with one_hot (model.fit)",
+            "fit",
+            """\
+import keras
+import numpy as np
+import tensorflow as tf
+
+
+class QNet(keras.Model):
+    def __init__(self):
+        super().__init__()
+        self.body = keras.layers.Dense(16, activation="relu")
+        self.head = keras.layers.Dense(3)
+
+    def call(self, x):
+        return self.head(self.body(x))
+
+    def train_step(self, data):
+        (x, actions), y = data
+        with tf.GradientTape() as tape:
+            q = self(x, training=True)
+            q_action = tf.reduce_sum(q * tf.one_hot(actions, 3), axis=1)
+            loss = keras.losses.Huber()(y, q_action)
+        grads = tape.gradient(loss, self.trainable_variables)
+        self.optimizer.apply_gradients(zip(grads, self.trainable_variables))
+        return {"loss": loss}
+
+
+model = QNet()
+model.compile(optimizer="adam")
+x = np.random.rand(64, 4).astype("float32")
+actions = np.random.randint(0, 3, size=64)
+model.fit((x, actions), np.random.rand(64).astype("float32"), epochs=2, verbose=0)
+""",
+        ),
+        Example(
+            "argmax only to act, tf.gather to train (eager)",
+            "eager",
+            """\
+import keras
+import numpy as np
+import tensorflow as tf
+
+q_net = keras.Sequential([keras.Input((4,)), keras.layers.Dense(2)])
+optimizer = keras.optimizers.Adam(1e-3)
+states = np.random.rand(32, 4).astype("float32")
+actions = tf.argmax(q_net(states), axis=1)  # acting: outside the tape, no gradient needed
+targets = np.random.rand(32).astype("float32")
+with tf.GradientTape() as tape:
+    q = q_net(states)
+    q_taken = tf.gather(q, actions, batch_dims=1)
+    loss = tf.reduce_mean(tf.square(targets - q_taken))
+grads = tape.gradient(loss, q_net.trainable_variables)
+optimizer.apply_gradients(zip(grads, q_net.trainable_variables))
+""",
+        ),
+    )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from gradcheck.rules._base import Rule
+from gradcheck.rules._base import Example, Rule
 
 
 class RoundingOp(Rule):
@@ -51,3 +51,82 @@ with tf.GradientTape() as tape:
         "Rint": ("rint",),
         "FloorDiv": ("floordiv", "floor_div"),
     }
+
+    invalid = (
+        Example(
+            "custom loss rounds the predictions (model.fit)",
+            "fit",
+            """\
+import keras
+import numpy as np
+import tensorflow as tf
+
+
+def hard_error(y_true, y_pred):
+    return tf.reduce_mean(tf.abs(y_true - tf.round(y_pred)))  # expect: GC102
+
+
+model = keras.Sequential([keras.Input((8,)), keras.layers.Dense(1, activation="sigmoid")])
+model.compile(optimizer="adam", loss=hard_error)
+model.fit(np.random.rand(64, 8).astype("float32"), np.random.randint(0, 2, (64, 1)).astype("float32"), epochs=2, verbose=0)
+""",
+        ),
+        Example(
+            "a count predicted with floor (eager custom loop)",
+            "eager",
+            """\
+import keras
+import numpy as np
+import tensorflow as tf
+
+counter = keras.Sequential([keras.Input((4,)), keras.layers.Dense(1, activation="softplus")])
+optimizer = keras.optimizers.SGD(0.01)
+x = np.random.rand(16, 4).astype("float32")
+counts = np.random.randint(0, 5, (16, 1)).astype("float32")
+with tf.GradientTape() as tape:
+    predicted = tf.math.floor(counter(x) * 10.0)  # expect: GC102
+    loss = tf.reduce_mean(tf.square(predicted - counts))
+grads = tape.gradient(loss, counter.trainable_variables)
+optimizer.apply_gradients(zip(grads, counter.trainable_variables))
+""",
+        ),
+    )
+    valid = (
+        Example(
+            "straight-through estimator: rounds forward, gradient passes backward (eager)",
+            "eager",
+            """\
+import keras
+import numpy as np
+import tensorflow as tf
+
+model = keras.Sequential([keras.Input((8,)), keras.layers.Dense(1, activation="sigmoid")])
+x = np.random.rand(32, 8).astype("float32")
+y = np.random.randint(0, 2, (32, 1)).astype("float32")
+with tf.GradientTape() as tape:
+    probs = model(x)
+    hard = probs + tf.stop_gradient(tf.round(probs) - probs)
+    loss = tf.reduce_mean(tf.abs(y - hard))
+grads = tape.gradient(loss, model.trainable_variables)
+assert all(g is not None for g in grads)
+""",
+        ),
+        Example(
+            "round only in a metric, smooth loss for training (model.fit)",
+            "fit",
+            """\
+import keras
+import numpy as np
+import tensorflow as tf
+
+
+def rounded_accuracy(y_true, y_pred):
+    return tf.reduce_mean(tf.cast(tf.equal(y_true, tf.round(y_pred)), tf.float32))
+
+
+model = keras.Sequential([keras.Input((8,)), keras.layers.Dense(1, activation="sigmoid")])
+model.compile(optimizer="adam", loss="binary_crossentropy", metrics=[rounded_accuracy])
+model.fit(np.random.rand(64, 8).astype("float32"), np.random.randint(0, 2, (64, 1)).astype("float32"), epochs=2, verbose=0)
+""",
+        ),
+    )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from gradcheck.rules._base import Rule
+from gradcheck.rules._base import Example, Rule
 
 
 class IntegerOrBoolCast(Rule):
@@ -68,3 +68,84 @@ with tf.GradientTape() as tape:
         "IsNan": ("is_nan",),
         "IsFinite": ("is_finite",),
     }
+
+    invalid = (
+        Example(
+            "a score truncated to int with a cast (eager, raw variables)",
+            "eager",
+            """\
+import numpy as np
+import tensorflow as tf
+
+weight = tf.Variable(2.0, name="weight")
+threshold = tf.Variable(1.5, name="threshold")
+features = np.random.rand(64).astype("float32")
+labels = (features > 0.5).astype("float32")
+with tf.GradientTape() as tape:
+    score = weight * features / threshold
+    decision = tf.cast(tf.cast(score, tf.int32), tf.float32)  # expect: GC103
+    loss = tf.reduce_mean(tf.square(labels - decision))
+grads = tape.gradient(loss, [weight, threshold])
+""",
+        ),
+        Example(
+            "a comparison turned into the training target (model.fit custom loss)",
+            "fit",
+            """\
+import keras
+import numpy as np
+import tensorflow as tf
+
+
+def thresholded_mse(y_true, y_pred):
+    hard = tf.cast(y_pred > 0.5, tf.float32)  # expect: GC103
+    return tf.reduce_mean(tf.square(y_true - hard))
+
+
+model = keras.Sequential([keras.Input((3,)), keras.layers.Dense(1, activation="sigmoid")])
+model.compile(optimizer="sgd", loss=thresholded_mse)
+model.fit(np.random.rand(32, 3).astype("float32"), np.random.randint(0, 2, (32, 1)).astype("float32"), epochs=2, verbose=0)
+""",
+        ),
+    )
+    valid = (
+        Example(
+            "a smooth step instead of the truncation (eager)",
+            "eager",
+            """\
+import numpy as np
+import tensorflow as tf
+
+weight = tf.Variable(2.0, name="weight")
+threshold = tf.Variable(1.5, name="threshold")
+features = np.random.rand(64).astype("float32")
+labels = (features > 0.5).astype("float32")
+with tf.GradientTape() as tape:
+    score = weight * features / threshold
+    decision = tf.sigmoid(10.0 * (score - 1.0))
+    loss = tf.reduce_mean(tf.square(labels - decision))
+grads = tape.gradient(loss, [weight, threshold])
+assert all(g is not None for g in grads)
+""",
+        ),
+        Example(
+            "casts between float types and a boolean mask on the labels (model.fit)",
+            "fit",
+            """\
+import keras
+import numpy as np
+import tensorflow as tf
+
+
+def masked_mse(y_true, y_pred):
+    valid = tf.cast(y_true >= 0.0, tf.float32)  # a mask from the labels, not from the model
+    error = tf.cast(y_pred, tf.float64) - tf.cast(y_true, tf.float64)
+    return tf.reduce_mean(valid * tf.cast(tf.square(error), tf.float32))
+
+
+model = keras.Sequential([keras.Input((3,)), keras.layers.Dense(1)])
+model.compile(optimizer="sgd", loss=masked_mse)
+model.fit(np.random.rand(32, 3).astype("float32"), np.random.rand(32, 1).astype("float32"), epochs=2, verbose=0)
+""",
+        ),
+    )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from gradcheck.rules._base import Rule
+from gradcheck.rules._base import Example, Rule
 
 
 class HostEscape(Rule):
@@ -44,4 +44,133 @@ with tf.GradientTape() as tape:
     references = (
         "https://www.tensorflow.org/guide/autodiff#getting_a_gradient_of_none",
         "https://www.tensorflow.org/guide/function#python_side_effects",
+    )
+
+    invalid = (
+        Example(
+            "GAN moments computed with NumPy on generated.numpy() (eager)",
+            "eager",
+            """\
+import keras
+import numpy as np
+import tensorflow as tf
+
+generator = keras.Sequential([keras.Input((1,)), keras.layers.Dense(8, activation="elu"), keras.layers.Dense(1)])
+critic = keras.Sequential([keras.Input((2,)), keras.layers.Dense(1, activation="sigmoid")])
+noise = np.random.rand(64, 1).astype("float32")
+with tf.GradientTape() as tape:
+    samples = generator(noise).numpy().ravel()  # expect: GC105
+    stats = np.array([[samples.mean(), samples.std()]], dtype="float32")
+    verdict = critic(stats)
+    loss = tf.reduce_mean(tf.math.log(1.0 - verdict + 1e-6))
+grads = tape.gradient(loss, generator.trainable_variables)
+""",
+        ),
+        Example(
+            "model.predict inside the tape (eager)",
+            "eager",
+            """\
+import keras
+import numpy as np
+import tensorflow as tf
+
+model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(1)])
+x = np.random.rand(16, 4).astype("float32")
+y = np.random.rand(16, 1).astype("float32")
+with tf.GradientTape() as tape:
+    prediction = model.predict(x, verbose=0)  # expect: GC105
+    loss = tf.reduce_mean(tf.square(y - prediction))
+grads = tape.gradient(loss, model.trainable_variables)
+""",
+        ),
+        Example(
+            ".numpy() in a train_step traced by model.fit (fails while tracing)",
+            "fit",
+            """\
+import keras
+import numpy as np
+import tensorflow as tf
+
+
+class Regressor(keras.Model):
+    def __init__(self):
+        super().__init__()
+        self.dense = keras.layers.Dense(1)
+
+    def call(self, x):
+        return self.dense(x)
+
+    def train_step(self, data):
+        x, y = data
+        with tf.GradientTape() as tape:
+            prediction = self(x, training=True)
+            error = np.mean((prediction.numpy() - y.numpy()) ** 2)  # expect: GC105
+            loss = tf.constant(error)
+        grads = tape.gradient(loss, self.trainable_variables)
+        self.optimizer.apply_gradients(zip(grads, self.trainable_variables))
+        return {"loss": loss}
+
+
+model = Regressor()
+model.compile(optimizer="sgd")
+model.fit(np.random.rand(32, 3).astype("float32"), np.random.rand(32, 1).astype("float32"), epochs=1, verbose=0)
+""",
+        ),
+        Example(
+            "a NumPy function called on the model's output (eager)",
+            "eager",
+            """\
+import keras
+import numpy as np
+import tensorflow as tf
+
+model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(3)])
+x = np.random.rand(16, 4).astype("float32")
+with tf.GradientTape() as tape:
+    scores = model(x)
+    spread = np.std(scores, axis=1)  # expect: GC105
+    loss = tf.reduce_mean(tf.square(tf.convert_to_tensor(spread) - 1.0))
+grads = tape.gradient(loss, model.trainable_variables)
+""",
+        ),
+    )
+    valid = (
+        Example(
+            "moments with TensorFlow ops (eager)",
+            "eager",
+            """\
+import keras
+import numpy as np
+import tensorflow as tf
+
+generator = keras.Sequential([keras.Input((1,)), keras.layers.Dense(8, activation="elu"), keras.layers.Dense(1)])
+critic = keras.Sequential([keras.Input((2,)), keras.layers.Dense(1, activation="sigmoid")])
+noise = np.random.rand(64, 1).astype("float32")
+with tf.GradientTape() as tape:
+    samples = generator(noise)
+    stats = tf.stack([tf.reduce_mean(samples), tf.math.reduce_std(samples)])[None, :]
+    loss = tf.reduce_mean(tf.math.log(1.0 - critic(stats) + 1e-6))
+grads = tape.gradient(loss, generator.trainable_variables)
+assert all(g is not None for g in grads)
+""",
+        ),
+        Example(
+            "logging float(loss) inside the tape while the loss itself stays in TensorFlow (eager)",
+            "eager",
+            """\
+import keras
+import numpy as np
+import tensorflow as tf
+
+model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(1)])
+x = np.random.rand(16, 4).astype("float32")
+y = np.random.rand(16, 1).astype("float32")
+history = []
+with tf.GradientTape() as tape:
+    loss = tf.reduce_mean(tf.square(y - model(x)))
+    history.append(float(loss))
+grads = tape.gradient(loss, model.trainable_variables)
+assert all(g is not None for g in grads)
+""",
+        ),
     )

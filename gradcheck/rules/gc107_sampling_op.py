@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from gradcheck.rules._base import Rule
+from gradcheck.rules._base import Example, Rule
 
 
 class SamplingOp(Rule):
@@ -59,3 +59,92 @@ with tf.GradientTape() as tape:
         "StatelessMultinomial": ("stateless_categorical",),
         "RandomPoissonV2": ("poisson",),
     }
+
+    invalid = (
+        Example(
+            "REINFORCE differentiating the sampled action (eager)",
+            "eager",
+            """\
+import keras
+import numpy as np
+import tensorflow as tf
+
+policy = keras.Sequential([keras.Input((4,)), keras.layers.Dense(3)])
+states = np.random.rand(16, 4).astype("float32")
+advantages = np.random.rand(16).astype("float32")
+with tf.GradientTape() as tape:
+    logits = policy(states)
+    actions = tf.random.categorical(logits, 1)[:, 0]  # expect: GC107
+    loss = -tf.reduce_mean(tf.cast(actions, tf.float32) * advantages)
+grads = tape.gradient(loss, policy.trainable_variables)
+""",
+        ),
+        Example(
+            "sampled action as the regression output (tf.function)",
+            "tf.function",
+            """\
+import keras
+import numpy as np
+import tensorflow as tf
+
+policy = keras.Sequential([keras.Input((4,)), keras.layers.Dense(3)])
+
+
+@tf.function
+def step(states, expert_actions):
+    with tf.GradientTape() as tape:
+        sampled = tf.random.categorical(policy(states), 1)[:, 0]  # expect: GC107
+        loss = tf.reduce_mean(tf.square(tf.cast(sampled - expert_actions, tf.float32)))
+    return tape.gradient(loss, policy.trainable_variables)
+
+
+step(np.random.rand(16, 4).astype("float32"), np.random.randint(0, 3, 16))
+""",
+        ),
+    )
+    valid = (
+        Example(
+            "REINFORCE on log-probabilities, sampling outside the tape (eager)",
+            "eager",
+            """\
+import keras
+import numpy as np
+import tensorflow as tf
+
+policy = keras.Sequential([keras.Input((4,)), keras.layers.Dense(3)])
+states = np.random.rand(16, 4).astype("float32")
+advantages = np.random.rand(16).astype("float32")
+actions = tf.random.categorical(policy(states), 1)[:, 0]
+with tf.GradientTape() as tape:
+    log_probs = tf.nn.log_softmax(policy(states))
+    taken = tf.reduce_sum(log_probs * tf.one_hot(actions, 3), axis=1)
+    loss = -tf.reduce_mean(taken * advantages)
+grads = tape.gradient(loss, policy.trainable_variables)
+assert all(g is not None for g in grads)
+""",
+        ),
+        Example(
+            "sampling inside the tape, the loss on the sample's log-probability (tf.function)",
+            "tf.function",
+            """\
+import keras
+import numpy as np
+import tensorflow as tf
+
+policy = keras.Sequential([keras.Input((4,)), keras.layers.Dense(3)])
+
+
+@tf.function
+def step(states, advantages):
+    with tf.GradientTape() as tape:
+        logits = policy(states)
+        actions = tf.random.categorical(logits, 1)[:, 0]
+        log_prob = tf.gather(tf.nn.log_softmax(logits), actions, batch_dims=1)
+        loss = -tf.reduce_mean(log_prob * advantages)
+    return tape.gradient(loss, policy.trainable_variables)
+
+
+step(np.random.rand(16, 4).astype("float32"), np.random.rand(16).astype("float32"))
+""",
+        ),
+    )

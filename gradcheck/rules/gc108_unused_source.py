@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from gradcheck.rules._base import Rule
+from gradcheck.rules._base import Example, Rule
 
 
 class UnusedSource(Rule):
@@ -43,3 +43,90 @@ class Regressor(keras.Model):
         "or allow them (`--allow-none`)."
     )
     references = ("https://www.tensorflow.org/guide/autodiff#getting_a_gradient_of_none",)
+
+    invalid = (
+        Example(
+            "a layer built in __init__ but never called (model.fit)",
+            "fit",
+            """\
+import keras
+import numpy as np
+
+
+class Net(keras.Model):
+    def __init__(self):
+        super().__init__()
+        self.hidden = keras.layers.Dense(8, activation="relu", name="hidden")
+        self.extra = keras.layers.Dense(8, name="extra")
+        self.out = keras.layers.Dense(1, name="out")
+
+    def build(self, input_shape):
+        self.hidden.build(input_shape)
+        self.extra.build((None, 8))
+        self.out.build((None, 8))
+
+    def call(self, x):
+        return self.out(self.hidden(x))
+
+
+model = Net()
+model.compile(optimizer="adam", loss="mse")
+model.fit(np.random.rand(32, 4).astype("float32"), np.random.rand(32, 1).astype("float32"), epochs=2, verbose=0)  # expect: GC108
+""",
+        ),
+        Example(
+            "the critic's variables asked of the actor's loss (eager)",
+            "eager",
+            """\
+import keras
+import numpy as np
+import tensorflow as tf
+
+actor = keras.Sequential([keras.Input((4,)), keras.layers.Dense(2, activation="softmax")])
+critic = keras.Sequential([keras.Input((4,)), keras.layers.Dense(1)])
+states = np.random.rand(16, 4).astype("float32")
+advantages = np.random.rand(16).astype("float32")
+with tf.GradientTape() as tape:
+    loss = -tf.reduce_mean(tf.math.log(actor(states)[:, 0]) * advantages)
+grads = tape.gradient(loss, critic.trainable_variables)  # expect: GC108
+""",
+        ),
+    )
+    valid = (
+        Example(
+            "a frozen layer is not asked for gradients (model.fit)",
+            "fit",
+            """\
+import keras
+import numpy as np
+
+frozen = keras.layers.Dense(8, name="frozen")
+frozen.trainable = False
+model = keras.Sequential([keras.Input((4,)), frozen, keras.layers.Dense(1)])
+model.compile(optimizer="adam", loss="mse")
+model.fit(np.random.rand(32, 4).astype("float32"), np.random.rand(32, 1).astype("float32"), epochs=2, verbose=0)
+""",
+        ),
+        Example(
+            "actor and critic each asked for their own loss (eager)",
+            "eager",
+            """\
+import keras
+import numpy as np
+import tensorflow as tf
+
+actor = keras.Sequential([keras.Input((4,)), keras.layers.Dense(2, activation="softmax")])
+critic = keras.Sequential([keras.Input((4,)), keras.layers.Dense(1)])
+states = np.random.rand(16, 4).astype("float32")
+returns = np.random.rand(16, 1).astype("float32")
+with tf.GradientTape(persistent=True) as tape:
+    values = critic(states)
+    advantages = tf.stop_gradient(returns - values)
+    actor_loss = -tf.reduce_mean(tf.math.log(actor(states)[:, :1]) * advantages)
+    critic_loss = tf.reduce_mean(tf.square(returns - values))
+actor_grads = tape.gradient(actor_loss, actor.trainable_variables)
+critic_grads = tape.gradient(critic_loss, critic.trainable_variables)
+assert all(g is not None for g in actor_grads + critic_grads)
+""",
+        ),
+    )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from gradcheck.rules._base import Rule
+from gradcheck.rules._base import Example, Rule
 
 
 class OutsideTape(Rule):
@@ -41,3 +41,106 @@ grads = tape.gradient(objective, agent.trainable_variables)
         "`with tf.GradientTape() as tape:` block, before calling `tape.gradient`."
     )
     references = ("https://www.tensorflow.org/guide/autodiff#controlling_what_the_tape_watches",)
+
+    invalid = (
+        Example(
+            "actor-critic episode collected before the tape opens (eager)",
+            "eager",
+            """\
+import keras
+import numpy as np
+import tensorflow as tf
+
+agent = keras.Sequential([keras.Input((4,)), keras.layers.Dense(8, activation="relu"), keras.layers.Dense(2, activation="softmax")])
+log_probs = []
+for t in range(5):
+    probs = agent(np.random.rand(1, 4).astype("float32"))  # expect: GC109
+    log_probs.append(tf.math.log(probs[0, 0]))
+with tf.GradientTape() as tape:
+    loss = -tf.add_n(log_probs)
+grads = tape.gradient(loss, agent.trainable_variables)
+""",
+        ),
+        Example(
+            "the loss negated in the gradient call, after the tape closed (eager)",
+            "eager",
+            """\
+import keras
+import numpy as np
+import tensorflow as tf
+
+model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(1)])
+x = np.random.rand(8, 4).astype("float32")
+with tf.GradientTape() as tape:
+    reward = tf.reduce_mean(model(x))
+grads = tape.gradient(-reward, model.trainable_variables)  # expect: GC109
+""",
+        ),
+        Example(
+            "the forward pass before the tape inside a tf.function step",
+            "tf.function",
+            """\
+import keras
+import numpy as np
+import tensorflow as tf
+
+model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(1)])
+
+
+@tf.function
+def step(x, y):
+    prediction = model(x)  # expect: GC109
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_mean(tf.square(y - prediction))
+    return tape.gradient(loss, model.trainable_variables)
+
+
+step(np.random.rand(8, 4).astype("float32"), np.random.rand(8, 1).astype("float32"))
+""",
+        ),
+    )
+    valid = (
+        Example(
+            "the episode collected inside the tape (eager)",
+            "eager",
+            """\
+import keras
+import numpy as np
+import tensorflow as tf
+
+agent = keras.Sequential([keras.Input((4,)), keras.layers.Dense(8, activation="relu"), keras.layers.Dense(2, activation="softmax")])
+with tf.GradientTape() as tape:
+    log_probs = []
+    for t in range(5):
+        probs = agent(np.random.rand(1, 4).astype("float32"))
+        log_probs.append(tf.math.log(probs[0, 0]))
+    loss = -tf.add_n(log_probs)
+grads = tape.gradient(loss, agent.trainable_variables)
+assert all(g is not None for g in grads)
+""",
+        ),
+        Example(
+            "a target network evaluated outside the tape, only the online network trained (tf.function)",
+            "tf.function",
+            """\
+import keras
+import numpy as np
+import tensorflow as tf
+
+online = keras.Sequential([keras.Input((4,)), keras.layers.Dense(2)])
+target_net = keras.Sequential([keras.Input((4,)), keras.layers.Dense(2)])
+
+
+@tf.function
+def step(states, next_states, rewards):
+    target = rewards + 0.99 * tf.reduce_max(target_net(next_states), axis=1)
+    with tf.GradientTape() as tape:
+        q = tf.reduce_max(online(states), axis=1)
+        loss = tf.reduce_mean(tf.square(target - q))
+    return tape.gradient(loss, online.trainable_variables)
+
+
+step(np.random.rand(8, 4).astype("float32"), np.random.rand(8, 4).astype("float32"), np.random.rand(8).astype("float32"))
+""",
+        ),
+    )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from gradcheck.rules._base import Rule
+from gradcheck.rules._base import Example, Rule
 
 
 class UnwatchedSource(Rule):
@@ -35,3 +35,81 @@ d_image = tape.gradient(response, image)
 """
     fix = "Call `tape.watch({names})` inside the tape before using it, or make it a `tf.Variable`."
     references = ("https://www.tensorflow.org/guide/autodiff#controlling_what_the_tape_watches",)
+
+    invalid = (
+        Example(
+            "gradients of a conv2d with respect to constant tensors (eager)",
+            "eager",
+            """\
+import numpy as np
+import tensorflow as tf
+
+image = tf.constant(np.random.rand(1, 5, 5, 1).astype("float32"))  # expect: GC110
+kernel = tf.Variable(np.random.rand(3, 3, 1, 1).astype("float32"))
+with tf.GradientTape() as tape:
+    response = tf.reduce_sum(tf.nn.conv2d(image, kernel, strides=1, padding="VALID"))
+d_image, d_kernel = tape.gradient(response, [image, kernel])
+""",
+        ),
+        Example(
+            "saliency: gradient with respect to the input of a tf.function, never watched",
+            "tf.function",
+            """\
+import keras
+import numpy as np
+import tensorflow as tf
+
+model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(1)])
+
+
+@tf.function
+def saliency(x):
+    with tf.GradientTape() as tape:
+        score = tf.reduce_sum(model(x))
+    return tape.gradient(score, x)  # expect: GC110
+
+
+saliency(tf.constant(np.random.rand(2, 4).astype("float32")))
+""",
+        ),
+    )
+    valid = (
+        Example(
+            "tape.watch on the input tensor (eager)",
+            "eager",
+            """\
+import numpy as np
+import tensorflow as tf
+
+image = tf.constant(np.random.rand(1, 5, 5, 1).astype("float32"))
+kernel = tf.constant(np.random.rand(3, 3, 1, 1).astype("float32"))
+with tf.GradientTape() as tape:
+    tape.watch([image, kernel])
+    response = tf.reduce_sum(tf.nn.conv2d(image, kernel, strides=1, padding="VALID"))
+d_image, d_kernel = tape.gradient(response, [image, kernel])
+assert d_image is not None and d_kernel is not None
+""",
+        ),
+        Example(
+            "saliency with the input watched (tf.function)",
+            "tf.function",
+            """\
+import keras
+import numpy as np
+import tensorflow as tf
+
+model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(1)])
+
+
+@tf.function
+def saliency(x):
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        score = tf.reduce_sum(model(x))
+    return tape.gradient(score, x)
+
+
+saliency(tf.constant(np.random.rand(2, 4).astype("float32")))
+""",
+        ),
+    )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from gradcheck.rules._base import Rule
+from gradcheck.rules._base import Example, Rule
 
 
 class NoGradientRegistered(Rule):
@@ -37,3 +37,86 @@ with tf.GradientTape() as tape:
     )
     references = ("https://www.tensorflow.org/api_docs/python/tf/RegisterGradient",)
     call_names = {"ResizeArea": ("resize", "resize_area")}
+
+    invalid = (
+        Example(
+            "area resize has no gradient (eager)",
+            "eager",
+            """\
+import keras
+import numpy as np
+import tensorflow as tf
+
+decoder = keras.Sequential([keras.Input((4,)), keras.layers.Dense(64), keras.layers.Reshape((8, 8, 1))])
+target = np.random.rand(2, 4, 4, 1).astype("float32")
+with tf.GradientTape() as tape:
+    image = decoder(np.random.rand(2, 4).astype("float32"))
+    small = tf.image.resize(image, [4, 4], method="area")  # expect: GC111
+    loss = tf.reduce_mean(tf.square(small - target))
+grads = tape.gradient(loss, decoder.trainable_variables)
+""",
+        ),
+        Example(
+            "area resize inside a tf.function step",
+            "tf.function",
+            """\
+import keras
+import numpy as np
+import tensorflow as tf
+
+decoder = keras.Sequential([keras.Input((4,)), keras.layers.Dense(64), keras.layers.Reshape((8, 8, 1))])
+
+
+@tf.function
+def step(z, target):
+    with tf.GradientTape() as tape:
+        small = tf.image.resize(decoder(z), [4, 4], method="area")  # expect: GC111
+        loss = tf.reduce_mean(tf.square(small - target))
+    return tape.gradient(loss, decoder.trainable_variables)
+
+
+step(np.random.rand(2, 4).astype("float32"), np.random.rand(2, 4, 4, 1).astype("float32"))
+""",
+        ),
+    )
+    valid = (
+        Example(
+            "bilinear resize is differentiable (eager)",
+            "eager",
+            """\
+import keras
+import numpy as np
+import tensorflow as tf
+
+decoder = keras.Sequential([keras.Input((4,)), keras.layers.Dense(64), keras.layers.Reshape((8, 8, 1))])
+target = np.random.rand(2, 4, 4, 1).astype("float32")
+with tf.GradientTape() as tape:
+    small = tf.image.resize(decoder(np.random.rand(2, 4).astype("float32")), [4, 4], method="bilinear")
+    loss = tf.reduce_mean(tf.square(small - target))
+grads = tape.gradient(loss, decoder.trainable_variables)
+assert all(g is not None for g in grads)
+""",
+        ),
+        Example(
+            "area resize applied to the targets only (tf.function)",
+            "tf.function",
+            """\
+import keras
+import numpy as np
+import tensorflow as tf
+
+model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(16), keras.layers.Reshape((4, 4, 1))])
+
+
+@tf.function
+def step(z, big_target):
+    target = tf.image.resize(big_target, [4, 4], method="area")
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_mean(tf.square(model(z) - target))
+    return tape.gradient(loss, model.trainable_variables)
+
+
+step(np.random.rand(2, 4).astype("float32"), np.random.rand(2, 8, 8, 1).astype("float32"))
+""",
+        ),
+    )

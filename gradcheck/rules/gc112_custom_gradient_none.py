@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from gradcheck.rules._base import Rule
+from gradcheck.rules._base import Example, Rule
 
 
 class CustomGradientNone(Rule):
@@ -39,3 +39,111 @@ def clip_grad(x, scale):
         "through which trained variables flow."
     )
     references = ("https://www.tensorflow.org/api_docs/python/tf/custom_gradient",)
+
+    invalid = (
+        Example(
+            "a custom gradient that returns None for its input (eager)",
+            "eager",
+            """\
+import keras
+import numpy as np
+import tensorflow as tf
+
+
+@tf.custom_gradient
+def scaled(x, scale):
+    def grad(upstream):
+        return None, tf.reduce_sum(upstream * x)
+
+    return x * scale, grad
+
+
+model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(2)])
+scale = tf.Variable(1.0, name="scale")
+with tf.GradientTape() as tape:
+    out = scaled(model(np.random.rand(8, 4).astype("float32")), scale)  # expect: GC112
+    loss = tf.reduce_mean(tf.square(out))
+grads = tape.gradient(loss, model.trainable_variables + [scale])
+""",
+        ),
+        Example(
+            "the same custom gradient in a layer trained with model.fit",
+            "fit",
+            """\
+import keras
+import numpy as np
+import tensorflow as tf
+
+
+@tf.custom_gradient
+def clip_backward(x):
+    def grad(upstream):
+        return None
+
+    return tf.identity(x), grad
+
+
+class Clip(keras.layers.Layer):
+    def call(self, x):
+        return clip_backward(x)  # expect: GC112
+
+
+model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(2), Clip()])
+model.compile(optimizer="sgd", loss="mse")
+model.fit(np.random.rand(16, 4).astype("float32"), np.random.rand(16, 2).astype("float32"), epochs=2, verbose=0)
+""",
+        ),
+    )
+    valid = (
+        Example(
+            "a custom gradient that clips instead of dropping (eager)",
+            "eager",
+            """\
+import keras
+import numpy as np
+import tensorflow as tf
+
+
+@tf.custom_gradient
+def clip_backward(x):
+    def grad(upstream):
+        return tf.clip_by_value(upstream, -1.0, 1.0)
+
+    return tf.identity(x), grad
+
+
+model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(2)])
+with tf.GradientTape() as tape:
+    loss = tf.reduce_mean(tf.square(clip_backward(model(np.random.rand(8, 4).astype("float32")))))
+grads = tape.gradient(loss, model.trainable_variables)
+assert all(g is not None for g in grads)
+""",
+        ),
+        Example(
+            "None only for an input that carries no variable (model.fit)",
+            "fit",
+            """\
+import keras
+import numpy as np
+import tensorflow as tf
+
+
+@tf.custom_gradient
+def shift(x, offset):
+    def grad(upstream):
+        return upstream, None  # the offset is a constant: no gradient needed
+
+    return x + offset, grad
+
+
+class Shift(keras.layers.Layer):
+    def call(self, x):
+        return shift(x, tf.constant(0.5))
+
+
+model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(2), Shift()])
+model.compile(optimizer="sgd", loss="mse")
+model.fit(np.random.rand(16, 4).astype("float32"), np.random.rand(16, 2).astype("float32"), epochs=2, verbose=0)
+""",
+        ),
+    )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from gradcheck.rules._base import Rule
+from gradcheck.rules._base import Example, Rule
 
 
 class VariableAssign(Rule):
@@ -52,3 +52,101 @@ with tf.GradientTape() as outer:
         "AssignAddVariableOp": ("assign_add",),
         "AssignSubVariableOp": ("assign_sub",),
     }
+
+    invalid = (
+        Example(
+            "MAML inner step assigned into a copy of the model (eager)",
+            "eager",
+            """\
+import keras
+import numpy as np
+import tensorflow as tf
+
+
+def make():
+    return keras.Sequential([keras.Input((1,)), keras.layers.Dense(8, activation="relu"), keras.layers.Dense(1)])
+
+
+model, copy = make(), make()
+x, y = np.random.rand(10, 1).astype("float32"), np.random.rand(10, 1).astype("float32")
+with tf.GradientTape() as outer:
+    with tf.GradientTape() as inner:
+        inner_loss = tf.reduce_mean(tf.square(model(x) - y))
+    grads = inner.gradient(inner_loss, model.trainable_variables)
+    for w_copy, w, g in zip(copy.trainable_variables, model.trainable_variables, grads):
+        w_copy.assign(w - 0.01 * g)  # expect: GC113
+    meta_loss = tf.reduce_mean(tf.square(copy(x) - y))
+meta_grads = outer.gradient(meta_loss, model.trainable_variables)
+""",
+        ),
+        Example(
+            "a memory variable written and read back inside a tf.function step",
+            "tf.function",
+            """\
+import keras
+import numpy as np
+import tensorflow as tf
+
+encoder = keras.Sequential([keras.Input((4,)), keras.layers.Dense(3)])
+memory = tf.Variable(tf.zeros((8, 3)), trainable=False, name="memory")
+
+
+@tf.function
+def step(x):
+    with tf.GradientTape() as tape:
+        memory.assign(encoder(x))  # expect: GC113
+        loss = tf.reduce_mean(tf.square(memory.read_value()))
+    return tape.gradient(loss, encoder.trainable_variables)
+
+
+step(np.random.rand(8, 4).astype("float32"))
+""",
+        ),
+    )
+    valid = (
+        Example(
+            "MAML with functional fast weights (eager)",
+            "eager",
+            """\
+import numpy as np
+import tensorflow as tf
+
+w = tf.Variable(np.random.rand(1, 1).astype("float32"), name="w")
+b = tf.Variable(np.zeros(1, "float32"), name="b")
+x, y = np.random.rand(10, 1).astype("float32"), np.random.rand(10, 1).astype("float32")
+with tf.GradientTape() as outer:
+    with tf.GradientTape() as inner:
+        inner_loss = tf.reduce_mean(tf.square(x @ w + b - y))
+    gw, gb = inner.gradient(inner_loss, [w, b])
+    fast_w, fast_b = w - 0.01 * gw, b - 0.01 * gb
+    meta_loss = tf.reduce_mean(tf.square(x @ fast_w + fast_b - y))
+meta_grads = outer.gradient(meta_loss, [w, b])
+assert all(g is not None for g in meta_grads)
+""",
+        ),
+        Example(
+            "an EMA copy updated with assign, outside the gradient path (tf.function)",
+            "tf.function",
+            """\
+import keras
+import numpy as np
+import tensorflow as tf
+
+model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(1)])
+ema = [tf.Variable(tf.zeros_like(v), trainable=False) for v in model.trainable_variables]
+
+
+@tf.function
+def step(x, y):
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_mean(tf.square(model(x) - y))
+    grads = tape.gradient(loss, model.trainable_variables)
+    for e, v in zip(ema, model.trainable_variables):
+        e.assign(0.99 * e + 0.01 * v)
+    return grads
+
+
+step(np.random.rand(8, 4).astype("float32"), np.random.rand(8, 1).astype("float32"))
+""",
+        ),
+    )

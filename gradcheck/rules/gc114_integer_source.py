@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from gradcheck.rules._base import Rule
+from gradcheck.rules._base import Example, Rule
 
 
 class IntegerSource(Rule):
@@ -37,3 +37,85 @@ class Scale(keras.layers.Layer):
         "pass if integer values are needed (with a straight-through estimator to keep a gradient)."
     )
     references = ("https://www.tensorflow.org/guide/autodiff#getting_a_gradient_of_none",)
+
+    invalid = (
+        Example(
+            "an int32 weight in a Keras 3 custom layer (model.fit)",
+            "fit",
+            """\
+import keras
+import numpy as np
+import tensorflow as tf
+
+
+class IntScale(keras.layers.Layer):
+    def build(self, input_shape):
+        self.scale = self.add_weight(shape=(1,), initializer="ones", dtype="int32", name="scale")  # expect: GC114
+
+    def call(self, x):
+        return x * tf.cast(self.scale, x.dtype)
+
+
+model = keras.Sequential([keras.Input((2,)), keras.layers.Dense(2), IntScale()])
+model.compile(optimizer="sgd", loss="mse")
+model.fit(np.random.rand(16, 2).astype("float32"), np.random.rand(16, 2).astype("float32"), epochs=2, verbose=0)
+""",
+        ),
+        Example(
+            "gradients asked for integer token ids (eager)",
+            "eager",
+            """\
+import keras
+import numpy as np
+import tensorflow as tf
+
+embed = keras.layers.Embedding(10, 4)
+tokens = tf.constant(np.random.randint(0, 10, (2, 5)))  # expect: GC114
+with tf.GradientTape() as tape:
+    tape.watch(tokens)
+    loss = tf.reduce_sum(embed(tokens))
+grads = tape.gradient(loss, [tokens] + embed.trainable_variables)
+""",
+        ),
+    )
+    valid = (
+        Example(
+            "a float weight rounded in the forward pass with a straight-through estimator (model.fit)",
+            "fit",
+            """\
+import keras
+import numpy as np
+import tensorflow as tf
+
+
+class RoundedScale(keras.layers.Layer):
+    def build(self, input_shape):
+        self.scale = self.add_weight(shape=(1,), initializer="ones", name="scale")
+
+    def call(self, x):
+        rounded = self.scale + tf.stop_gradient(tf.round(self.scale) - self.scale)
+        return x * rounded
+
+
+model = keras.Sequential([keras.Input((2,)), keras.layers.Dense(2), RoundedScale()])
+model.compile(optimizer="sgd", loss="mse")
+model.fit(np.random.rand(16, 2).astype("float32"), np.random.rand(16, 2).astype("float32"), epochs=2, verbose=0)
+""",
+        ),
+        Example(
+            "integer token ids as input, gradients only for the embedding (eager)",
+            "eager",
+            """\
+import keras
+import numpy as np
+import tensorflow as tf
+
+embed = keras.layers.Embedding(10, 4)
+tokens = tf.constant(np.random.randint(0, 10, (2, 5)))
+with tf.GradientTape() as tape:
+    loss = tf.reduce_sum(embed(tokens))
+grads = tape.gradient(loss, embed.trainable_variables)
+assert all(g is not None for g in grads)
+""",
+        ),
+    )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from gradcheck.rules._base import Rule
+from gradcheck.rules._base import Example, Rule
 
 
 class NonTrainableSource(Rule):
@@ -35,3 +35,85 @@ grads = tape.gradient(loss, model.trainable_variables)
         "non-trainable state such as BatchNormalization moving statistics is updated outside backprop."
     )
     references = ("https://keras.io/api/layers/normalization_layers/batch_normalization/",)
+
+    invalid = (
+        Example(
+            "model.variables includes BatchNormalization statistics (eager)",
+            "eager",
+            """\
+import keras
+import numpy as np
+import tensorflow as tf
+
+model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(8), keras.layers.BatchNormalization(), keras.layers.Dense(1)])
+x, y = np.random.rand(16, 4).astype("float32"), np.random.rand(16, 1).astype("float32")
+with tf.GradientTape() as tape:
+    loss = tf.reduce_mean(tf.square(model(x, training=True) - y))
+grads = tape.gradient(loss, model.variables)  # expect: GC115
+""",
+        ),
+        Example(
+            "a train_step asking for self.weights (model.fit)",
+            "fit",
+            """\
+import keras
+import numpy as np
+import tensorflow as tf
+
+
+class Net(keras.Model):
+    def __init__(self):
+        super().__init__()
+        self.dense = keras.layers.Dense(8)
+        self.norm = keras.layers.BatchNormalization()
+        self.out = keras.layers.Dense(1)
+
+    def call(self, x, training=False):
+        return self.out(self.norm(self.dense(x), training=training))
+
+    def train_step(self, data):
+        x, y = data
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_mean(tf.square(self(x, training=True) - y))
+        grads = tape.gradient(loss, self.weights)  # expect: GC115
+        trainable = [(g, v) for g, v in zip(grads, self.weights) if v.trainable]
+        self.optimizer.apply_gradients(trainable)
+        return {"loss": loss}
+
+
+model = Net()
+model.compile(optimizer="sgd")
+model.fit(np.random.rand(16, 4).astype("float32"), np.random.rand(16, 1).astype("float32"), epochs=2, verbose=0)
+""",
+        ),
+    )
+    valid = (
+        Example(
+            "trainable_variables with BatchNormalization (eager)",
+            "eager",
+            """\
+import keras
+import numpy as np
+import tensorflow as tf
+
+model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(8), keras.layers.BatchNormalization(), keras.layers.Dense(1)])
+x, y = np.random.rand(16, 4).astype("float32"), np.random.rand(16, 1).astype("float32")
+with tf.GradientTape() as tape:
+    loss = tf.reduce_mean(tf.square(model(x, training=True) - y))
+grads = tape.gradient(loss, model.trainable_variables)
+assert all(g is not None for g in grads)
+""",
+        ),
+        Example(
+            "BatchNormalization trained with model.fit",
+            "fit",
+            """\
+import keras
+import numpy as np
+
+model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(8), keras.layers.BatchNormalization(), keras.layers.Dense(1)])
+model.compile(optimizer="sgd", loss="mse")
+model.fit(np.random.rand(16, 4).astype("float32"), np.random.rand(16, 1).astype("float32"), epochs=2, verbose=0)
+""",
+        ),
+    )

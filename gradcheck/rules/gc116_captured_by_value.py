@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from gradcheck.rules._base import Rule
+from gradcheck.rules._base import Example, Rule
 
 
 class CapturedByValue(Rule):
@@ -45,3 +45,121 @@ class Net(keras.Model):
         "batch) before its first traced call."
     )
     references = ("https://keras.io/guides/making_new_layers_and_models_via_subclassing/",)
+
+    invalid = (
+        Example(
+            "@tf.function on call, the model built by its first call (eager loop)",
+            "eager",
+            """\
+import keras
+import numpy as np
+import tensorflow as tf
+
+
+class Net(keras.Model):
+    def __init__(self):
+        super().__init__()
+        self.dense = keras.layers.Dense(2)
+
+    @tf.function
+    def call(self, x):
+        return self.dense(x)
+
+
+model = Net()
+x = np.random.rand(8, 4).astype("float32")
+for step in range(2):
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_mean(tf.square(model(x)))  # expect: GC116
+    grads = tape.gradient(loss, model.trainable_variables)
+""",
+        ),
+        Example(
+            "@tf.function on call inside a tf.function train step",
+            "tf.function",
+            """\
+import keras
+import numpy as np
+import tensorflow as tf
+
+
+class Net(keras.Model):
+    def __init__(self):
+        super().__init__()
+        self.dense = keras.layers.Dense(2)
+
+    @tf.function
+    def call(self, x):
+        return self.dense(x)
+
+
+model = Net()
+
+
+@tf.function
+def train_step(x):
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_mean(tf.square(model(x)))  # expect: GC116
+    return tape.gradient(loss, model.trainable_variables)
+
+
+train_step(np.random.rand(8, 4).astype("float32"))
+""",
+        ),
+    )
+    valid = (
+        Example(
+            "no decorator on call (eager loop)",
+            "eager",
+            """\
+import keras
+import numpy as np
+import tensorflow as tf
+
+
+class Net(keras.Model):
+    def __init__(self):
+        super().__init__()
+        self.dense = keras.layers.Dense(2)
+
+    def call(self, x):
+        return self.dense(x)
+
+
+model = Net()
+x = np.random.rand(8, 4).astype("float32")
+with tf.GradientTape() as tape:
+    loss = tf.reduce_mean(tf.square(model(x)))
+grads = tape.gradient(loss, model.trainable_variables)
+assert all(g is not None for g in grads)
+""",
+        ),
+        Example(
+            "@tf.function on call, the model built eagerly first (eager loop)",
+            "eager",
+            """\
+import keras
+import numpy as np
+import tensorflow as tf
+
+
+class Net(keras.Model):
+    def __init__(self):
+        super().__init__()
+        self.dense = keras.layers.Dense(2)
+
+    @tf.function
+    def call(self, x):
+        return self.dense(x)
+
+
+model = Net()
+model.dense.build((None, 4))
+x = np.random.rand(8, 4).astype("float32")
+with tf.GradientTape() as tape:
+    loss = tf.reduce_mean(tf.square(model(x)))
+grads = tape.gradient(loss, model.trainable_variables)
+assert all(g is not None for g in grads)
+""",
+        ),
+    )

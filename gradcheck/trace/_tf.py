@@ -12,9 +12,10 @@ import tensorflow as tf
 from tensorflow.python.eager import backprop, imperative_grad, record
 from tensorflow.python.eager import tape as tape_lib
 from tensorflow.python.eager.polymorphic_function import concrete_function
-from tensorflow.python.framework import func_graph, op_callbacks, ops
+from tensorflow.python.framework import constant_op, func_graph, op_callbacks, ops
 from tensorflow.python.ops import resource_variable_ops
 from tensorflow.python.ops.unconnected_gradients import UnconnectedGradients
+from tensorflow.python.util import tf_stack
 
 GradientTape = backprop.GradientTape
 FuncGraph = func_graph.FuncGraph
@@ -82,6 +83,12 @@ def is_resource_dtype(dtype) -> bool:
     return tf.as_dtype(dtype) == tf.resource
 
 
+def extract_stack():
+    """The Python stack as TensorFlow records it for ops: autograph's generated code is
+    mapped back to the user's source."""
+    return tf_stack.extract_stack()
+
+
 def default_graph():
     return ops.get_default_graph()
 
@@ -92,6 +99,11 @@ def executing_eagerly() -> bool:
 
 def inside_function() -> bool:
     return ops.inside_function()
+
+
+def constant_module():
+    """The module whose ``_constant_eager_impl`` turns host values into eager tensors."""
+    return constant_op
 
 
 def record_operation_module():

@@ -76,7 +76,7 @@ def _call_hints(op_type: str) -> tuple[str, ...]:
 
 
 # -- entry points ---------------------------------------------------------------------
-def analyse(session, tape, state, target, sources, grads, graph, upto, call_site) -> list[Finding]:
+def analyse(session, tape, state, target, sources, grads, graph, upto, call) -> list[Finding]:
     flat_sources = _tf.tf.nest.flatten(sources)
     flat_grads = _tf.tf.nest.flatten(grads, expand_composites=False)
     if len(flat_grads) != len(flat_sources):
@@ -85,7 +85,7 @@ def analyse(session, tape, state, target, sources, grads, graph, upto, call_site
     starved_idx = [i for i, g in enumerate(flat_grads) if g is None]
     if not starved_idx:
         return []
-    ctx = _context(session, tape, state, flat_targets, flat_sources, graph, call_site)
+    ctx = _context(session, tape, state, flat_targets, flat_sources, graph, call)
     starved = [ctx.sources[i] for i in starved_idx]
     starved = [s for s in starved if not _allowed(s.name, session.allow_none)]
     if not starved:
@@ -93,12 +93,12 @@ def analyse(session, tape, state, target, sources, grads, graph, upto, call_site
     return _diagnose(ctx, starved, upto)
 
 
-def no_gradient_registered(session, tape, state, target, sources, error, graph, upto, call_site) -> list[Finding]:
+def no_gradient_registered(session, tape, state, target, sources, error, graph, upto, call) -> list[Finding]:
     """``tape.gradient`` raised LookupError: an op on the path has no gradient function."""
     op_type = str(error).rsplit(":", 1)[-1].strip().strip("'\"")
     flat_sources = _tf.tf.nest.flatten(sources)
     flat_targets = [_target_tensor(t) for t in _tf.tf.nest.flatten(target)]
-    ctx = _context(session, tape, state, flat_targets, flat_sources, graph, call_site)
+    ctx = _context(session, tape, state, flat_targets, flat_sources, graph, call)
     _build_flow(ctx, upto)
     cone = ctx.flow.backward_cone(ctx.target_keys)
     culprits = [i for i in sorted(cone) if ctx.flow.ops[i].type == op_type]
@@ -120,14 +120,14 @@ def _source_tensor(s):
     return _tf.handle_of(s) if _tf.is_variable(s) else s
 
 
-def _context(session, tape, state, flat_targets, flat_sources, graph, call_site) -> Context:
-    call_location = frames.site_location(call_site) if call_site is not None else None
-    names = _source_names(flat_sources, call_location)
+def _context(session, tape, state, flat_targets, flat_sources, graph, call) -> Context:
+    call_location = call.location
+    names = _source_names(flat_sources, call_location, call.tensor_names)
     sources = [Source(i, s, names[i], _tf.is_variable(s)) for i, s in enumerate(flat_sources)]
     return Context(session, tape, state, flat_targets, sources, graph is None, graph, call_location)
 
 
-def _source_names(flat_sources, call_location: Location | None) -> list[str]:
+def _source_names(flat_sources, call_location: Location | None, tensor_names: dict[int, str]) -> list[str]:
     expr_names = None
     if call_location is not None and any(not _tf.is_variable(s) for s in flat_sources):
         args = sourcemap.call_arguments(call_location.path, call_location.line, call_location.column, "gradient")
@@ -137,6 +137,8 @@ def _source_names(flat_sources, call_location: Location | None) -> list[str]:
     for i, s in enumerate(flat_sources):
         if _tf.is_variable(s):
             names.append(_tf.variable_name(s))
+        elif id(s) in tensor_names:
+            names.append(tensor_names[id(s)])
         elif expr_names is not None:
             names.append(expr_names[i])
         else:
@@ -537,8 +539,9 @@ def graph_escape_finding(session, error: BaseException) -> Finding | None:
             if _tf.is_tensor(candidate) and not hasattr(candidate, "_id"):
                 tensor = candidate
         tb = tb.tb_next
-    if frame_location is None:
-        frame_location = _location_from_message(text)
+    if frame_location is None or "in user code" in text:
+        # autograph ran a generated copy; its message lists the user's own frames
+        frame_location = _location_from_message(text) or frame_location
     if frame_location is None:
         return None
     names = _variables_upstream(session, tensor) if tensor is not None else []

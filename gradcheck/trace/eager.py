@@ -131,6 +131,12 @@ class EagerRecorder:
         if not self.paused:
             self._add(f"CustomGradient:{name}", inputs, outputs, TAG_CUSTOM_GRADIENT)
 
+    def record_host_function(self, op_type: str, inputs, outputs) -> None:
+        """An op TensorFlow runs as plain Python in eager mode (``tf.numpy_function``):
+        recorded as a virtual op so the path through it exists, and is cut at it."""
+        if not self.paused:
+            self._add(op_type, inputs, outputs, "")
+
     def note_escape(self, tensor) -> None:
         k = _key(tensor)
         if k is not None and k in self.producer_seq and k not in self.escapes:

@@ -5,7 +5,9 @@ from __future__ import annotations
 import os
 import sys
 from contextlib import contextmanager, nullcontext
+from functools import cached_property
 
+from gradcheck import sourcemap
 from gradcheck.trace import _tf, frames
 from gradcheck.trace import graph as graph_mode
 from gradcheck.trace.session import Session, StopCheck
@@ -55,8 +57,7 @@ def install(session: Session) -> None:
 
         eager = _tf.executing_eagerly()
         caller = sys._getframe(1)
-        call_frame = frames.user_frame(caller)
-        call_site = frames.frame_site(call_frame) if call_frame is not None else None
+        call = CallSite(caller, eager)
         if eager:
             session._before_eager_gradient((caller.f_code, caller.f_lasti))
         session.flush_watch()
@@ -77,17 +78,19 @@ def install(session: Session) -> None:
                     findings = _guard(
                         session,
                         lambda err=error: analyze.no_gradient_registered(
-                            session, self, state, target, sources, err, graph, upto, call_site
+                            session, self, state, target, sources, err, graph, upto, call
                         ),
                     )
                 session.add_findings(findings)
-                if findings and session.steps is not None:
+                if findings and session.check_mode:
                     raise StopCheck() from error
                 raise
             with session.paused():
                 findings = _guard(
                     session,
-                    lambda: analyze.analyse(session, self, state, target, sources, grads, graph, upto, call_site),
+                    lambda: analyze.analyse(
+                        session, self, state, target, sources, grads, graph, upto, call
+                    ),
                 )
             session.add_findings(findings)
             if graph is not None:
@@ -111,6 +114,38 @@ def install(session: Session) -> None:
         return orig_numpy(self)
 
     session.patch(_tf.EagerTensorBase, "_numpy", _numpy)
+
+    # NumPy functions on eager tensors (np.mean(t), np.clip(t, ...)) read them through the
+    # buffer protocol, which no Python method sees; NEP 18 dispatch lets us note the escape
+    # and then compute exactly what NumPy would have.
+    def __array_function__(self, func, types, args, kwargs):
+        flat = _tf.tf.nest.flatten((args, kwargs))
+        tensors = [t for t in flat if isinstance(t, _tf.EagerTensorBase)]
+        if not recorder.paused:
+            for t in tensors:
+                recorder.note_escape(t)
+        args, kwargs = _tf.tf.nest.map_structure(
+            lambda v: orig_numpy(v) if isinstance(v, _tf.EagerTensorBase) else v, (args, kwargs)
+        )
+        return func(*args, **kwargs)
+
+    session.patch(_tf.EagerTensorBase, "__array_function__", __array_function__)
+
+    # In eager mode tf.numpy_function is plain Python: its result is a new constant. Record
+    # it as the PyFunc op it is in graph mode, so GC106 names it.
+    constant_module = _tf.constant_module()
+    orig_constant = constant_module._constant_eager_impl
+
+    def _constant_eager_impl(ctx, value, dtype, shape, verify_shape):
+        tensor = orig_constant(ctx, value, dtype, shape, verify_shape)
+        if session.recording and not recorder.paused:
+            inputs = _numpy_function_inputs(sys._getframe(1))
+            if inputs is not None:
+                recorder.record_host_function("PyFunc", inputs, [tensor])
+                session.watch_outputs([tensor], lambda t: _tf.is_differentiable_dtype(t.dtype))
+        return tensor
+
+    session.patch(constant_module, "_constant_eager_impl", _constant_eager_impl)
 
     # tf.custom_gradient records one tape op for its whole body in eager mode.
     record_module = _tf.record_operation_module()
@@ -151,6 +186,57 @@ def install(session: Session) -> None:
         _wrap_optimizer(session, _tf.KerasOptimizer)
 
     _tf.add_op_callback(recorder.callback)
+
+
+class CallSite:
+    """The user's ``tape.gradient`` call, resolved only if a diagnosis needs it (most calls
+    have no None gradient, and then cost nothing here). Valid during the call only."""
+
+    def __init__(self, caller, eager: bool) -> None:
+        self._caller, self._eager = caller, eager
+
+    @cached_property
+    def location(self):
+        """Where the call is. While tracing, autograph runs a generated copy of the user's
+        function; TensorFlow's own stack extraction maps it back to the user's file."""
+        if self._eager:
+            frame = frames.user_frame(self._caller)
+            return frames.site_location(frames.frame_site(frame)) if frame is not None else None
+        location = frames.stack_user_location(_tf.extract_stack())
+        if location is None:
+            return None
+        node = sourcemap.call_node(location.path, location.line, "gradient")
+        if node is None:
+            return location
+        end = (node.end_col_offset or 0) + 1
+        return frames.Location(location.path, location.line, node.col_offset + 1, node.end_lineno, end)
+
+    @cached_property
+    def tensor_names(self) -> dict[int, str]:
+        """id(tensor) -> the name the calling code gives it (for sources that are tensors),
+        from the nearest frame that is not TensorFlow's (autograph's copy keeps names)."""
+        frame = self._caller
+        while frame is not None and not (
+            frames.is_user_file(frame.f_code.co_filename) or "__autograph_generated_file" in frame.f_code.co_filename
+        ):
+            frame = frame.f_back
+        names: dict[int, str] = {}
+        if frame is not None:
+            for scope in (frame.f_globals, frame.f_locals):
+                for name, value in scope.items():
+                    if _tf.is_tensor(value) and not name.startswith("_"):
+                        names[id(value)] = name
+        return names
+
+
+def _numpy_function_inputs(frame, depth: int = 16):
+    """The tensors passed to an eager ``tf.numpy_function`` converting its result now."""
+    while frame is not None and depth:
+        code = frame.f_code
+        if code.co_name == "numpy_function" and code.co_filename.endswith("script_ops.py"):
+            return [t for t in _tf.tf.nest.flatten(frame.f_locals.get("inp") or []) if _tf.is_tensor(t)]
+        frame, depth = frame.f_back, depth - 1
+    return None
 
 
 def _fill_zeros(sources, grads):

@@ -42,7 +42,7 @@ def run_file(
             partial.findings = _relative(list(session.findings), abspath, shown)
             on_progress(partial)
 
-    session = Session(steps=steps, allow_none=allow_none, skip_updates=True, on_findings=progress)
+    session = Session(steps=steps, allow_none=allow_none, skip_updates=True, on_findings=progress, check_mode=True)
     saved_argv, saved_path = sys.argv[:], sys.path[:]
     sys.argv = [path, *list(argv or [])]
     sys.path.insert(0, os.path.dirname(abspath))
@@ -164,14 +164,3 @@ def _relative(findings, abspath: str, shown: str):
         dataclasses.replace(f, path=shown) if os.path.abspath(f.path) == abspath else dataclasses.replace(f)
         for f in findings
     ]
-
-
-def run_callable(fn: Callable[[], object], *, steps: int | None = None, allow_none: Iterable[str] = ()) -> Session:
-    """Run ``fn`` under a fresh session (the Python API's building block)."""
-    session = Session(steps=steps, allow_none=allow_none, skip_updates=True)
-    try:
-        with session:
-            fn()
-    except StopCheck:
-        pass
-    return session

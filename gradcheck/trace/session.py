@@ -69,7 +69,11 @@ class Session:
         skip_updates: bool = True,
         allow_none: Iterable[str] = (),
         on_findings: Callable[[list[Finding]], None] | None = None,
+        check_mode: bool = False,
     ) -> None:
+        #: In a check (CLI, check_step/check_model) a failing gradient call that was
+        #: diagnosed ends the run quietly; under watch()/install() the user's error stands.
+        self.check_mode = check_mode
         self.steps = steps
         self.skip_updates = skip_updates
         self.allow_none = tuple(allow_none)

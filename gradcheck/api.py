@@ -1,0 +1,185 @@
+"""The Python API: check a step or a model in-process, watch a block, or install the
+tracer for a whole notebook. Importing this module imports no TensorFlow; calling any
+function does (and fails with a clear message when TensorFlow is missing).
+"""
+
+from __future__ import annotations
+
+import inspect
+import sys
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from gradcheck.findings import FileResult, Finding
+from gradcheck.report import GradientFlowError, Report
+
+
+class TensorFlowMissingError(ImportError):
+    """GC904: the trace engine needs TensorFlow."""
+
+
+def _require_tensorflow() -> None:
+    try:
+        import tensorflow  # noqa: F401
+    except ImportError as error:
+        raise TensorFlowMissingError(
+            f"GC904 gradcheck's trace engine needs TensorFlow, which cannot be imported ({error}); "
+            "install tensorflow (or tensorflow-cpu), or use `gradcheck --static`"
+        ) from error
+
+
+def _label(obj: object) -> str:
+    try:
+        return inspect.getsourcefile(obj) or getattr(obj, "__qualname__", repr(obj))
+    except TypeError:
+        return getattr(obj, "__qualname__", None) or type(obj).__name__
+
+
+def _report(label: str, session, extra: list[Finding] = ()) -> Report:
+    result = FileResult(label, steps_checked=session.steps_checked)
+    result.findings = sorted([*session.findings, *extra], key=Finding.sort_key)
+    return Report([result])
+
+
+def _run(fn: Callable[[], Any], allow_none: Iterable[str]) -> Report:
+    """Run ``fn`` checked: every gradient diagnosed, no optimizer update applied."""
+    _require_tensorflow()
+    from gradcheck.trace.analyze import graph_escape_finding
+    from gradcheck.trace.session import Session, StopCheck
+
+    session = Session(steps=None, skip_updates=True, allow_none=allow_none, check_mode=True)
+    extra: list[Finding] = []
+    try:
+        with session:
+            fn()
+    except StopCheck:
+        pass
+    except Exception as error:
+        escape = graph_escape_finding(session, error)
+        if escape is None:
+            raise
+        extra.append(escape)
+    return _report(_label(fn), session, extra)
+
+
+def check_step(fn: Callable[..., Any], *args: Any, allow_none: Iterable[str] = (), **kwargs: Any) -> Report:
+    """Call ``fn(*args, **kwargs)`` once (eager or ``tf.function``) and diagnose every
+    ``tape.gradient`` it makes. Optimizer updates are skipped: the weights do not change."""
+    report = _run(lambda: fn(*args, **kwargs), allow_none)
+    report.files[0].path = _label(fn)
+    return report
+
+
+def run_train_step(model: Any, batch: Any, session: Any = None) -> None:
+    """One ``model.train_step(batch)`` as ``fit`` runs it: traced with ``tf.function``
+    unless the model was compiled with ``run_eagerly=True``."""
+    import tensorflow as tf
+
+    if getattr(model, "optimizer", None) is None:
+        raise ValueError("check_model needs a compiled model: call model.compile(optimizer=..., loss=...) first")
+    data = tf.nest.map_structure(lambda t: tf.convert_to_tensor(t) if not tf.is_tensor(t) else t, batch)
+    data = tuple(data) if isinstance(data, list) else data
+    if not model.built:
+        first = data[0] if isinstance(data, tuple) else data
+        model(first, training=False)  # build eagerly, as fit's symbolic build does
+    step = model.train_step if getattr(model, "run_eagerly", False) else tf.function(model.train_step)
+    try:
+        step(data)
+    finally:
+        if hasattr(model, "reset_metrics"):
+            model.reset_metrics()
+
+
+def check_model(model: Any, batch: Any, *, allow_none: Iterable[str] = ()) -> Report:
+    """Run one ``train_step`` of a compiled Keras model on ``batch`` (as ``fit`` would, without
+    updating the weights) and diagnose every variable that gets no gradient."""
+    report = _run(lambda: run_train_step(model, batch), allow_none)
+    report.files[0].path = type(model).__name__
+    return report
+
+
+def assert_gradients_flow(
+    model_or_step: Any,
+    batch: Any = None,
+    *,
+    allow_none: Iterable[str] = (),
+    select: Iterable[str] | None = None,
+) -> Report:
+    """Fail with the full text diagnosis (file:line, code frame, variables, op path, fix)
+    unless every variable gets a gradient. Takes a compiled model and a batch, or a
+    zero-argument step function (``batch`` then is a tuple of its positional args)."""
+    if hasattr(model_or_step, "train_step") and hasattr(model_or_step, "trainable_variables"):
+        report = check_model(model_or_step, batch, allow_none=allow_none)
+    else:
+        args = () if batch is None else batch if isinstance(batch, tuple) else (batch,)
+        report = check_step(model_or_step, *args, allow_none=allow_none)
+    if select is not None:
+        prefixes = tuple(select)
+        for result in report.files:
+            result.findings = [f for f in result.findings if f.code.startswith(prefixes)]
+    if not report.ok:
+        raise GradientFlowError(report.to_text(color=False))
+    return report
+
+
+@contextmanager
+def watch(*, allow_none: Iterable[str] = ()) -> Iterator[Report]:
+    """Diagnose every ``tape.gradient`` made inside the block; the yielded Report fills up
+    as it goes. Training is not changed (updates apply, nothing stops)."""
+    _require_tensorflow()
+    from gradcheck.trace.session import Session
+
+    report = Report([FileResult("<watch>")])
+
+    def collect(findings: list[Finding]) -> None:
+        report.files[0].findings.extend(findings)
+
+    session = Session(steps=None, skip_updates=False, allow_none=allow_none, on_findings=collect)
+    with session:
+        yield report
+    report.files[0].steps_checked = session.steps_checked
+
+
+_INSTALLED = None
+
+
+def install(*, allow_none: Iterable[str] = (), stream=None) -> None:
+    """From now on (notebooks, scripts), a ``tape.gradient`` that yields None gradients
+    prints the diagnosis, and Keras's "No gradients provided" error carries it."""
+    global _INSTALLED
+    if _INSTALLED is not None:
+        return
+    _require_tensorflow()
+    from gradcheck.output.text import render_findings
+    from gradcheck.trace.session import Session
+
+    out = stream or sys.stderr
+
+    def show(findings: list[Finding]) -> None:
+        if findings:
+            print(render_findings(findings), file=out)
+
+    session = Session(steps=None, skip_updates=False, allow_none=allow_none, on_findings=show)
+    session.__enter__()
+    _INSTALLED = session
+
+
+def uninstall() -> None:
+    """Undo ``install()``."""
+    global _INSTALLED
+    if _INSTALLED is not None:
+        _INSTALLED.__exit__(None, None, None)
+        _INSTALLED = None
+
+
+__all__ = [
+    "GradientFlowError",
+    "TensorFlowMissingError",
+    "assert_gradients_flow",
+    "check_model",
+    "check_step",
+    "install",
+    "uninstall",
+    "watch",
+]

@@ -1,0 +1,72 @@
+"""``--format github``: GitHub Actions workflow commands, one line per finding.
+
+The runner turns ``::error file=…,line=…::message`` lines on stdout into annotations on
+the pull request's diff. Escaping follows ``@actions/core`` (``escapeData`` and
+``escapeProperty`` in ``packages/core/src/command.ts``), which is what the runner undoes.
+No TensorFlow import.
+"""
+
+from __future__ import annotations
+
+from gradcheck.findings import FileResult, Finding
+from gradcheck.output.sarif import char_column
+from gradcheck.rules import RULES
+
+#: Finding severity -> workflow command.
+_COMMANDS = {"error": "error", "warning": "warning"}
+
+
+def escape_data(text: str) -> str:
+    """The message after ``::``: a literal newline would end the command."""
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def escape_property(text: str) -> str:
+    """A ``key=value`` property: ``,`` separates properties and ``::`` ends them."""
+    return escape_data(text).replace(":", "%3A")
+
+
+def command(name: str, properties: dict[str, str | int | None], message: str) -> str:
+    """One workflow command line; properties that are None are left out."""
+    props = ",".join(f"{key}={escape_property(str(value))}" for key, value in properties.items() if value is not None)
+    return f"::{name}{' ' + props if props else ''}::{escape_data(message)}"
+
+
+def render_github(report, color: bool = False) -> str:
+    """One command per finding and per file that could not be checked (``color`` is ignored)."""
+    lines = []
+    for result in report.files:
+        if result.error is not None:
+            lines.append(_error_command(result))
+        lines += [_finding_command(f) for f in sorted(result.findings, key=Finding.sort_key)]
+    return "\n".join(lines) + ("\n" if lines else "")
+
+
+def _finding_command(finding: Finding) -> str:
+    properties: dict[str, str | int | None] = {
+        "file": finding.path,
+        "line": finding.line,
+        "col": char_column(finding.path, finding.line, finding.column),
+        "endLine": None,
+        "endColumn": None,
+        "title": f"{finding.code} {finding.name}",
+    }
+    if finding.end_line is not None and finding.end_line >= finding.line:
+        properties["endLine"] = finding.end_line
+        # GitHub uses columns only for a single-line annotation.
+        if finding.end_line == finding.line and finding.end_column is not None:
+            properties["endColumn"] = char_column(finding.path, finding.end_line, finding.end_column)
+    # The annotation shows the title and the message; the fix and the rule page belong there
+    # too, since the log line is all a reviewer sees.
+    message = finding.message
+    if finding.fix:
+        message += f"\n\nFix: {finding.fix}"
+    message += f"\n\nSee {finding.url}"
+    return command(_COMMANDS.get(finding.severity, "notice"), properties, message)
+
+
+def _error_command(result: FileResult) -> str:
+    assert result.error is not None
+    rule = RULES.get(result.error.code)
+    title = f"{result.error.code} {rule.name}" if rule else result.error.code
+    return command("error", {"file": result.path, "title": title}, result.error.message)

@@ -1,0 +1,239 @@
+"""``--format sarif``: SARIF 2.1.0 for GitHub code scanning and other SARIF viewers.
+
+One run. ``tool.driver.rules`` describes every GC code (not only the reported ones), so a
+viewer can show any rule's help, and ``ruleIndex`` stays the same for a code across runs.
+Files that could not be checked (GC9xx) are tool execution notifications, not results
+(see ``_notifications``). No TensorFlow import.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+from gradcheck._version import __version__
+from gradcheck.findings import DOCS_URL, SKIPPED, FileResult, Finding
+from gradcheck.output.text import chain_text
+from gradcheck.rules import RULES, Rule
+from gradcheck.sourcemap import source_line
+
+SARIF_VERSION = "2.1.0"
+SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+#: The project page: the rule pages' URL without ``/blob/...``, so both stay in one place.
+INFORMATION_URI = DOCS_URL.split("/blob/", 1)[0]
+#: Relative paths are relative to the directory gradcheck ran in; code scanning resolves
+#: them against the repository root, which is where CI runs gradcheck.
+SRCROOT = "%SRCROOT%"
+_FINGERPRINT = "gradcheckFinding/v1"
+
+_LEVELS = {"error": "error", "warning": "warning"}
+_FAMILY_TAGS = {
+    "GC1": "no-gradient",
+    "GC2": "degenerate-gradient",
+    "GC3": "wrong-gradient",
+    "GC9": "could-not-check",
+}
+
+
+def char_column(path: str, line: int, column: int) -> int:
+    """A finding's 1-based column counted in characters.
+
+    Finding columns count UTF-8 bytes (they come from ``ast`` ``col_offset`` and
+    ``co_positions``), while SARIF (``columnKind: unicodeCodePoints``) and GitHub annotations
+    count characters. The two differ only after a non-ASCII character on the line, so the
+    line is read only then; an unreadable line leaves the column as it is.
+    """
+    text = source_line(path, line)
+    if not text or text.isascii():
+        return column
+    prefix = text.encode("utf-8")[: max(column - 1, 0)]
+    return len(prefix.decode("utf-8", errors="ignore")) + 1
+
+
+def render_sarif(report, color: bool = False) -> str:
+    """The report as a SARIF 2.1.0 log (``color`` is ignored: this is for machines)."""
+    return json.dumps(sarif_log(report), indent=2, ensure_ascii=False) + "\n"
+
+
+def sarif_log(report) -> dict[str, Any]:
+    rules = [RULES[code] for code in sorted(RULES)]
+    rule_index = {rule.code: i for i, rule in enumerate(rules)}
+    # GC9xx codes also get notification descriptors: SARIF looks a notification's
+    # ``descriptor`` up in ``driver.notifications``, not in ``driver.rules``.
+    notification_rules = [rule for rule in rules if rule.code.startswith("GC9")]
+    notification_index = {rule.code: i for i, rule in enumerate(notification_rules)}
+    artifacts = _Artifacts()
+    for result in report.files:
+        if result.status != SKIPPED:
+            artifacts.add(result.path)
+    results = [_result(f, rule_index, artifacts) for f in report.findings]
+    notifications = [_notification(r, notification_index, artifacts) for r in report.errors]
+    invocation: dict[str, Any] = {
+        "executionSuccessful": not notifications,
+        "workingDirectory": {"uri": _dir_uri(Path.cwd())},
+    }
+    if notifications:
+        invocation["toolExecutionNotifications"] = notifications
+    return {
+        "$schema": SARIF_SCHEMA,
+        "version": SARIF_VERSION,
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "gradcheck",
+                        "version": __version__,
+                        "semanticVersion": __version__,
+                        "informationUri": INFORMATION_URI,
+                        "rules": [_descriptor(rule) for rule in rules],
+                        "notifications": [_descriptor(rule) for rule in notification_rules],
+                    }
+                },
+                "invocations": [invocation],
+                "artifacts": artifacts.entries,
+                "columnKind": "unicodeCodePoints",
+                "results": results,
+            }
+        ],
+    }
+
+
+def _descriptor(rule: Rule) -> dict[str, Any]:
+    explanation = rule.explanation()
+    level = _LEVELS.get(rule.severity, "note")
+    tags = ["gradient-flow", _FAMILY_TAGS.get(rule.code[:3], "other")]
+    if not rule.implemented:
+        tags.append("reserved")
+    return {
+        "id": rule.code,
+        "name": rule.name,
+        "shortDescription": {"text": rule.summary},
+        "fullDescription": {"text": _unwrap(rule.what) or rule.summary},
+        "help": {"text": explanation, "markdown": explanation},
+        "helpUri": DOCS_URL.format(code=rule.code),
+        "defaultConfiguration": {"level": level},
+        "properties": {"tags": tags},
+    }
+
+
+def _result(finding: Finding, rule_index: dict[str, int], artifacts: _Artifacts) -> dict[str, Any]:
+    location = {
+        "physicalLocation": {
+            "artifactLocation": artifacts.location(finding.path),
+            "region": _region(finding),
+        }
+    }
+    properties: dict[str, Any] = {"variables": list(finding.variables)}
+    for key, value in (("op", finding.op), ("call", finding.call), ("chainSource", finding.chain_source)):
+        if value:
+            properties[key] = value
+    chain = chain_text(finding)
+    if chain:
+        properties["chain"] = chain
+    if finding.notes:
+        properties["notes"] = list(finding.notes)
+    if finding.fix:
+        properties["fix"] = finding.fix
+    return {
+        "ruleId": finding.code,
+        "ruleIndex": rule_index.get(finding.code, -1),
+        "level": _LEVELS.get(finding.severity, "note"),
+        # SARIF ``fixes`` must be artifact edits; the fix is advice, so it goes in the text
+        # that code scanning shows on the alert.
+        "message": {"text": _message(finding, chain)},
+        "locations": [location],
+        # Line-independent, so an alert survives code moving above it.
+        "partialFingerprints": {_FINGERPRINT: _fingerprint(finding)},
+        "properties": properties,
+    }
+
+
+def _message(finding: Finding, chain: str) -> str:
+    parts = [finding.message]
+    if chain:
+        parts.append(f"Path: {chain}")
+    parts += [f"Note: {note}" for note in finding.notes]
+    if finding.fix:
+        parts.append(f"Fix: {finding.fix}")
+    return "\n\n".join(parts)
+
+
+def _region(finding: Finding) -> dict[str, int]:
+    region = {"startLine": finding.line, "startColumn": char_column(finding.path, finding.line, finding.column)}
+    if finding.end_line is not None and finding.end_line >= finding.line:
+        region["endLine"] = finding.end_line
+        if finding.end_column is not None:
+            end_column = char_column(finding.path, finding.end_line, finding.end_column)
+            # Both 1-based and exclusive, as SARIF's endColumn.
+            if finding.end_line > finding.line or end_column > region["startColumn"]:
+                region["endColumn"] = end_column
+    return region
+
+
+def _fingerprint(finding: Finding) -> str:
+    key = "\0".join([finding.code, finding.path, finding.call or finding.op or "", *sorted(finding.variables)])
+    return hashlib.sha256(key.encode("utf-8")).hexdigest()[:32]
+
+
+def _notification(result: FileResult, notification_index: dict[str, int], artifacts: _Artifacts) -> dict[str, Any]:
+    """A file gradcheck could not check, as a tool execution notification.
+
+    Why not a result: code scanning turns every result into an alert on a source line, and
+    "the script timed out" is neither a defect nor at a line. As an alert it would open on a
+    slow CI run and close itself on the next one, adding noise to the alert history. A
+    notification with ``executionSuccessful: false`` is where SARIF puts "this target was
+    not analysed" (§3.20.21, §3.20.14); the CLI's exit code 2 is what fails the CI job.
+    """
+    assert result.error is not None
+    rule = RULES.get(result.error.code)
+    name = f" {rule.name}" if rule else ""
+    return {
+        "level": "error",
+        "message": {"text": f"{result.error.code}{name}: {result.path}: {result.error.message}"},
+        "descriptor": {"id": result.error.code, "index": notification_index.get(result.error.code, -1)},
+        "locations": [{"physicalLocation": {"artifactLocation": artifacts.location(result.path)}}],
+        "properties": {"status": result.status},
+    }
+
+
+class _Artifacts:
+    """``run.artifacts``: every file the run looked at, each listed once, in order."""
+
+    def __init__(self) -> None:
+        self.entries: list[dict[str, Any]] = []
+        self._index: dict[str, int] = {}
+
+    def add(self, path: str) -> int:
+        if path not in self._index:
+            self._index[path] = len(self.entries)
+            self.entries.append({"location": _artifact_location(path), "roles": ["analysisTarget"]})
+        return self._index[path]
+
+    def location(self, path: str) -> dict[str, Any]:
+        return {**_artifact_location(path), "index": self.add(path)}
+
+
+def _artifact_location(path: str) -> dict[str, str]:
+    """A relative path stays relative (to ``%SRCROOT%``); an absolute one becomes a file URI."""
+    if os.path.isabs(path):
+        return {"uri": Path(path).as_uri()}
+    posix = path.replace(os.sep, "/")
+    posix = re.sub(r"^(\./)+", "", posix)
+    # quote() leaves "/" alone and escapes ":" so "a:b.py" is not read as a URI scheme.
+    return {"uri": quote(posix, safe="/"), "uriBaseId": SRCROOT}
+
+
+def _dir_uri(path: Path) -> str:
+    uri = path.as_uri()
+    return uri if uri.endswith("/") else uri + "/"
+
+
+def _unwrap(text: str) -> str:
+    """Markdown hard-wrapped at ~90 columns, as one line per paragraph."""
+    paragraphs = [" ".join(p.split()) for p in text.strip().split("\n\n")]
+    return "\n\n".join(p for p in paragraphs if p)
