@@ -1,7 +1,7 @@
 """Every ``--format`` on real results and on hand-built reports with awkward text.
 
 Real results come from running the CLI on ``examples/dqn_broken.py`` (one GC101 finding) and
-on a clean script. Each TensorFlow run costs ~5 s, so all of them start together once per
+on clean scripts (``examples/dqn_fixed.py`` and a real-world control). Each TensorFlow run costs ~5 s, so all of them start together once per
 module (``cli``) and the other formats are rendered in-process from the JSON run's report.
 Checks: JSON against ``gradcheck/schema/report-v1.json``, SARIF against the official SARIF
 2.1.0 schema (``tests/data``), GitHub lines against the workflow-command grammar with the
@@ -34,6 +34,7 @@ from gradcheck.rules import RULES
 ROOT = Path(__file__).resolve().parents[1]
 DATA = Path(__file__).resolve().parent / "data"
 BROKEN = "examples/dqn_broken.py"
+FIXED = "examples/dqn_fixed.py"
 CLEAN = "tests/data/clean_subclass_layers_chained.py"
 MISSING = "no/such/script.py"
 ANSI = re.compile(r"\x1b\[")
@@ -59,7 +60,7 @@ CLI_RUNS: dict[str, list[str]] = {
     "sarif": ["--format", "sarif", BROKEN],
     "github": ["--format", "github", BROKEN],
     "exit-zero": ["--format", "concise", "--exit-zero", BROKEN],
-    "clean": ["--format", "sarif", CLEAN],
+    "clean": ["--format", "json", CLEAN, FIXED],
 }
 
 
@@ -269,7 +270,12 @@ def test_sarif_describes_every_rule():
         assert descriptor["helpUri"] == f"https://github.com/gradcheck/gradcheck/blob/main/docs/rules/{rule.code}.md"
         assert descriptor["defaultConfiguration"]["level"] == rule.severity
     levels = {d["id"]: d["defaultConfiguration"]["level"] for d in driver["rules"]}
-    assert (levels["GC101"], levels["GC201"], levels["GC301"], levels["GC903"]) == ("error", "warning", "error", "error")
+    assert (levels["GC101"], levels["GC201"], levels["GC301"], levels["GC903"]) == (
+        "error",
+        "warning",
+        "error",
+        "error",
+    )
     assert [d["id"] for d in driver["notifications"]] == ["GC901", "GC902", "GC903", "GC904"]
     assert log["runs"][0]["results"] == []
 
@@ -295,16 +301,31 @@ def test_github_run(cli, broken_report):
     assert run.stdout == render(broken_report, "github")
 
 
-def test_clean_script(cli, sarif_schema):
+@pytest.mark.parametrize("fmt", FORMAT_CHOICES)
+def test_clean_scripts(fmt, cli, report_schema, sarif_schema):
+    # dqn_fixed.py and a clean real-world script: exit 0, and every format says so.
     run = cli("clean")
     assert run.returncode == 0, run.stdout + run.stderr
-    assert run.stderr.strip().splitlines()[-1] == "No findings in 1 checked file"
-    log = json.loads(run.stdout)
-    assert_valid(sarif_schema, log)
-    (sarif_run,) = log["runs"]
-    assert sarif_run["results"] == []
-    assert sarif_run["invocations"][0]["executionSuccessful"] is True
-    assert [a["location"]["uri"] for a in sarif_run["artifacts"]] == [CLEAN]
+    assert run.stderr.strip().splitlines()[-1] == "No findings in 2 checked files"
+    report = Report(files=[FileResult.from_json(f) for f in json.loads(run.stdout)["files"]])
+    assert [(r.path, r.status, r.steps_checked >= 1) for r in report.files] == [
+        (CLEAN, "checked", True),
+        (FIXED, "checked", True),
+    ]
+    output = render(report, fmt)
+    if fmt in ("full", "concise", "github"):
+        assert output == ""
+    elif fmt == "json":
+        data = json.loads(output)
+        assert_valid(report_schema, data)
+        assert data["summary"] == {"files": 2, "findings": 0, "errors": 0}
+    else:
+        log = json.loads(output)
+        assert_valid(sarif_schema, log)
+        (sarif_run,) = log["runs"]
+        assert sarif_run["results"] == []
+        assert sarif_run["invocations"][0]["executionSuccessful"] is True
+        assert [a["location"]["uri"] for a in sarif_run["artifacts"]] == [CLEAN, FIXED]
 
 
 @pytest.mark.parametrize("fmt", FORMAT_CHOICES)

@@ -19,7 +19,7 @@ from gradcheck.rules import classify_op, get_rule
 from gradcheck.trace import _tf, frames
 from gradcheck.trace import graph as graph_mode
 from gradcheck.trace.cuts import ASSIGN, BLOCK, BOUNDARY, OUTSIDE, UNKNOWN, UNWATCHED, Cut, find_cuts
-from gradcheck.trace.dataflow import TAG_CUSTOM_GRADIENT, TAG_FUNCTION, Flow
+from gradcheck.trace.dataflow import TAG_CUSTOM_GRADIENT, TAG_FUNCTION, TAG_READ, Flow
 from gradcheck.trace.frames import Location
 
 _HIDDEN_IN_CHAIN = frozenset({"ReadVariableOp", "Identity", "IdentityN", "Placeholder", "Const"})
@@ -206,6 +206,8 @@ def _diagnose(ctx: Context, starved: list[Source], upto) -> list[Finding]:
         else:
             rest.append(source)
     if rest:
+        if ctx.eager:
+            _recover_hidden_reads(ctx, [s for s in rest if s.is_variable and s.key is not None])
         by_key = {s.key: s for s in rest if s.key is not None}
         unkeyed = [s for s in rest if s.key is None]
         result = find_cuts(ctx.flow, ctx.target_keys, by_key, _live_fn(ctx))
@@ -214,6 +216,31 @@ def _diagnose(ctx: Context, starved: list[Source], upto) -> list[Finding]:
         unreached = [by_key[k] for k in result.unreached] + unkeyed
         findings.extend(_unreached_findings(ctx, unreached))
     return _merge(findings)
+
+
+def _recover_hidden_reads(ctx: Context, variables: list[Source]) -> None:
+    """TensorFlow's C++ fast path reads a variable operand (``h * v``) without running any
+    op callback, so its value shows up with no producer. The shadow tape did record the
+    read: a no-producer tensor with a gradient with respect to a variable's handle *is*
+    that variable's value. Add the read to the flow."""
+    if not variables:
+        return
+    orphans = ctx.session.recorder.orphans
+    consumed = {k for op in ctx.flow.ops if op.recorded for k in op.inputs}
+    handles = [_source_tensor(s.value) for s in variables]
+    sites = {}
+    for op in ctx.flow.ops:
+        for k in op.inputs:
+            sites.setdefault(k, op.site)
+    for key, tensor in list(orphans.items()):
+        if key not in consumed or key in ctx.flow.producer:
+            continue
+        grads = _tf.imperative_gradient(ctx.state.shadow, [tensor], handles)
+        for source, grad in zip(variables, grads, strict=True):
+            if grad is not None:
+                ctx.flow.add("ReadVariableOp", [source.key], [key], site=sites.get(key), tag=TAG_READ)
+                ctx.tensors.setdefault(key, tensor)
+                break
 
 
 def _source_only_cause(ctx: Context, source: Source, on_tape: set) -> Finding | None:

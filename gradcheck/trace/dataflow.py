@@ -77,7 +77,9 @@ class Flow:
             inputs = inputs + writes
         op = Op(index, type, inputs, tuple(outputs), recorded, site, tag, name, attrs or {})
         self.ops.append(op)
-        for key in op.inputs:
+        # An assignment's first input names the variable written, it is not data read.
+        data_inputs = op.inputs[1:] if tag == TAG_ASSIGN else op.inputs
+        for key in data_inputs:
             self.consumers.setdefault(key, []).append(index)
         for key in op.outputs:
             self.producer[key] = index  # a later record of the same tensor wins, as on the tape
@@ -105,7 +107,7 @@ class Flow:
             seen.add(i)
             for key in ops[i].inputs:
                 j = producer.get(key)
-                if j is not None and j not in seen and j < i + 1:
+                if j is not None and j not in seen:
                     stack.append(j)
         return seen
 

@@ -70,6 +70,9 @@ class EagerRecorder:
         self.dtypes: dict[int, int] = {}  # tensor id -> DataType enum
         self.escapes: dict[int, tuple] = {}  # tensor id -> user site where it left TF
         self.producer_seq: dict[int, int] = {}  # tensor id -> seq of its producing record
+        # Float inputs of in-tape ops that no recorded op produced: constants, and the
+        # variable reads TensorFlow's C++ fast path performs without any callback.
+        self.orphans: dict[int, object] = {}
 
     # -- the op callback --------------------------------------------------------------
     def callback(self, op_type, inputs, attrs, outputs, op_name=None, graph=None):
@@ -100,6 +103,8 @@ class EagerRecorder:
                 in_keys.append(k)
                 if k not in dtypes:
                     dtypes[k] = t._datatype_enum()
+                if self.active and k not in self.producer_seq and dtypes[k] in _DIFFERENTIABLE_ENUMS:
+                    self.orphans[k] = t
         out_keys = []
         for t in outputs:
             k = _key(t)
@@ -150,6 +155,8 @@ class EagerRecorder:
             if rec.seq >= seq:
                 break
             rec.refs = None
+        if not self.active:
+            self.orphans.clear()
 
     # -- building the data-flow graph ---------------------------------------------------
     def build_flow(self, tape_id: int, extra_tensors: dict[int, object]) -> tuple[Flow, dict[int, object]]:

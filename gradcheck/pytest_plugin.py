@@ -1,0 +1,1 @@
+"""pytest plugin (entry point ``pytest11``): opt-in, imports no TensorFlow until used."""
