@@ -52,6 +52,9 @@ BATCH_SIZE = 64
 REPLAY_CAPACITY = 50_000
 WARMUP_STEPS = 1_000  # random transitions collected before the first gradient step
 TARGET_SYNC_STEPS = 500  # gradient steps between copies of the online network into the target
+TARGET_TAU = None  # EXPERIMENT
+CLIPNORM = None  # EXPERIMENT
+DOUBLE = False  # EXPERIMENT
 EPSILON_START, EPSILON_END, EPSILON_DECAY_STEPS = 1.0, 0.05, 10_000
 LOG_EVERY = 10  # episodes between progress lines
 
@@ -86,9 +89,16 @@ class DQN(keras.Model):
         for target_weight, online_weight in zip(self.target.weights, self.online.weights):
             target_weight.assign(online_weight)
 
+    def soft_update(self, tau):
+        for target_weight, online_weight in zip(self.target.weights, self.online.weights):
+            target_weight.assign(tau * online_weight + (1.0 - tau) * target_weight)
+
     def td_targets(self, rewards, next_states, dones):
         """``r + gamma * (1 - done) * max_a' Q_target(s', a')``, from the target network."""
         next_q = self.target(next_states, training=False)
+        if DOUBLE:
+            best = tf.argmax(self.online(next_states, training=False), axis=1, output_type=tf.int32)
+            return rewards + self.gamma * (1.0 - dones) * tf.gather(next_q, best, batch_dims=1)
         return rewards + self.gamma * (1.0 - dones) * tf.reduce_max(next_q, axis=1)
 
     def train_step(self, data):
@@ -118,7 +128,7 @@ class DQN(keras.Model):
 
 def make_agent(state_dim: int = 4, num_actions: int = 2, learning_rate: float = LEARNING_RATE) -> DQN:
     agent = DQN(state_dim, num_actions)
-    agent.compile(optimizer=keras.optimizers.Adam(learning_rate))
+    agent.compile(optimizer=keras.optimizers.Adam(learning_rate, global_clipnorm=CLIPNORM))
     agent.optimizer.build(agent.online.trainable_variables)
     return agent
 
@@ -212,6 +222,7 @@ def main(
     train_fn = compiled_train_step(agent)
     q_values_fn = tf.function(agent.online, input_signature=[tf.TensorSpec([1, state_dim], tf.float32)])
     buffer = ReplayBuffer(REPLAY_CAPACITY, state_dim, rng)
+    soft_fn = tf.function(lambda: agent.soft_update(TARGET_TAU)) if TARGET_TAU else None
 
     returns: list[float] = []
     env_steps = gradient_steps = 0
@@ -230,7 +241,9 @@ def main(
             if len(buffer) >= WARMUP_STEPS:
                 loss = float(train_fn(buffer.sample(BATCH_SIZE))["loss"])
                 gradient_steps += 1
-                if gradient_steps % TARGET_SYNC_STEPS == 0:
+                if soft_fn is not None:
+                    soft_fn()
+                elif gradient_steps % TARGET_SYNC_STEPS == 0:
                     agent.sync_target()
         returns.append(episode_return)
         mean_return = float(np.mean(returns[-SOLVED_WINDOW:]))

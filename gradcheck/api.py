@@ -80,9 +80,6 @@ def run_train_step(model: Any, batch: Any, session: Any = None) -> None:
         raise ValueError("check_model needs a compiled model: call model.compile(optimizer=..., loss=...) first")
     data = tf.nest.map_structure(lambda t: tf.convert_to_tensor(t) if not tf.is_tensor(t) else t, batch)
     data = tuple(data) if isinstance(data, list) else data
-    if not model.built:
-        first = data[0] if isinstance(data, tuple) else data
-        model(first, training=False)  # build eagerly, as fit's symbolic build does
     step = model.train_step if getattr(model, "run_eagerly", False) else tf.function(model.train_step)
     try:
         step(data)

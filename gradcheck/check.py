@@ -33,6 +33,9 @@ class Options:
     jobs: int = 1
     verbose: bool = False
     static: bool = False
+    #: Trace only training code, even among the files named directly (the pre-commit hook
+    #: passes every changed file); ``PATH::function`` targets are always checked.
+    training_only: bool = False
 
 
 def check_targets(
@@ -48,8 +51,9 @@ def check_targets(
         results[path] = _error(path, "GC901", "no such file or directory")
     to_run: list[str] = []
     for target in files:
-        path, _ = discover.split_target(target)
-        if path not in named and not options.static and not discover.is_training_script(path, config):
+        path, function = discover.split_target(target)
+        traced_if_training = not options.static and function is None and (path not in named or options.training_only)
+        if traced_if_training and not discover.is_training_script(path, config):
             results[target] = FileResult(path, SKIPPED)
             continue
         problem = _precheck(path)
@@ -108,19 +112,21 @@ def _precheck(path: str) -> FileResult | None:
     return None
 
 
-def child_command(target: str, options: Options, result_path: str) -> list[str]:
+def child_command(target: str, options: Options, result_path: str, display: str | None = None) -> list[str]:
     path, function = discover.split_target(target)
     cmd = [sys.executable, "-m", "gradcheck.trace.child", "--result", result_path, "--steps", str(options.steps)]
     for pattern in options.allow_none:
         cmd += ["--allow-none", pattern]
     if function:
         cmd += ["--function", function]
-    cmd += ["--display-path", path, "--", path]
+    cmd += ["--display-path", display or path, "--", path]
     return cmd
 
 
-def run_child(target: str, options: Options) -> FileResult:
+def run_child(target: str, options: Options, display: str | None = None) -> FileResult:
+    """Check one file in a child process. ``display`` is the path findings carry."""
     path, _ = discover.split_target(target)
+    shown = display or path
     with tempfile.TemporaryDirectory(prefix="gradcheck-") as tmp:
         result_path = os.path.join(tmp, "result.json")
         log_path = os.path.join(tmp, "output.log")
@@ -129,7 +135,7 @@ def run_child(target: str, options: Options) -> FileResult:
         env.setdefault("PYTHONUNBUFFERED", "1")
         with open(log_path, "wb") as log, open(os.devnull, "rb") as devnull:
             proc = subprocess.Popen(
-                child_command(target, options, result_path),
+                child_command(target, options, result_path, shown),
                 stdin=devnull,
                 stdout=log,
                 stderr=subprocess.STDOUT,
@@ -148,12 +154,12 @@ def run_child(target: str, options: Options) -> FileResult:
                 result.status = CHECKED
             else:
                 result = FileResult(
-                    path,
+                    shown,
                     TIMEOUT,
                     CheckError("GC903", f"no gradient was checked within {options.timeout:g} s (raise --timeout)"),
                 )
         elif result is None:
-            result = _error(path, "GC901", _death_reason(proc.returncode))
+            result = _error(shown, "GC901", _death_reason(proc.returncode))
         if options.verbose and result.error is not None:
             _echo_tail(path, log_path)
         return result

@@ -75,6 +75,11 @@ FORMAT_CHOICES = ("full", "concise", "json", "sarif", "github")
 @click.argument("paths", nargs=-1, metavar="PATH[::FUNCTION]...")
 @click.option("--static", is_flag=True, help="Static analysis only: read the code, never run it (no TensorFlow).")
 @click.option(
+    "--training-only",
+    is_flag=True,
+    help="Trace only files that read as training code, even when named directly (for pre-commit).",
+)
+@click.option(
     "--steps", type=click.IntRange(min=1), default=None, help="Training steps to check before stopping (default 1)."
 )
 @click.option(
@@ -120,7 +125,20 @@ FORMAT_CHOICES = ("full", "concise", "json", "sarif", "github")
     help="Show versions and exit.",
 )
 def main(
-    paths, static, steps, timeout, fmt, select, ignore, allow_none, jobs, exit_zero, color, quiet, verbose
+    paths,
+    static,
+    training_only,
+    steps,
+    timeout,
+    fmt,
+    select,
+    ignore,
+    allow_none,
+    jobs,
+    exit_zero,
+    color,
+    quiet,
+    verbose,
 ) -> None:
     """Find why variables get no gradient in TensorFlow / Keras training code.
 
@@ -155,6 +173,7 @@ def main(
         jobs=jobs or os.cpu_count() or 1,
         verbose=verbose,
         static=static,
+        training_only=training_only,
     )
     use_color = sys.stdout.isatty() if color is None else color
     show_progress = not quiet and sys.stderr.isatty()

@@ -1,20 +1,16 @@
 """Which files to check: expand directories, skip excluded paths, and pick training code.
 
-Pure text and path work: no TensorFlow, and no user code is executed.
+Pure text, path and ``ast`` work: no TensorFlow, and no user code is executed.
 """
 
 from __future__ import annotations
 
 import fnmatch
 import os
-import re
+import tokenize
 from pathlib import Path
 
 from gradcheck.config import Config
-
-#: What marks a file as training code when no ``scripts`` globs say otherwise.
-_TRAINING = re.compile(r"\bGradientTape\b|\.fit\s*\(|\btrain_step\b")
-_MAIN_GUARD = re.compile(r"""^if\s+__name__\s*==\s*['"]__main__['"]\s*:""", re.MULTILINE)
 
 
 def split_target(target: str) -> tuple[str, str | None]:
@@ -49,14 +45,16 @@ def expand(paths: list[str], config: Config) -> tuple[list[str], list[str]]:
 
 
 def is_training_script(path: str, config: Config) -> bool:
-    """Whether a file found by walking a directory should be traced: it matches a
-    ``scripts`` glob, or (by default) mentions GradientTape / ``.fit(`` / ``train_step``."""
+    """Whether a file should be traced: it matches a ``scripts`` glob, or (by default) the
+    static pre-filter reads it as a script that trains a TensorFlow/Keras model."""
     if config.scripts:
         rel = config.relative(path)
         return any(fnmatch.fnmatch(rel, g) or fnmatch.fnmatch(os.path.basename(path), g) for g in config.scripts)
+    from gradcheck.static import is_training_code
+
     try:
-        with open(path, encoding="utf-8", errors="replace") as fh:
+        with tokenize.open(path) as fh:  # honours a BOM and a coding cookie, as Python does
             text = fh.read()
-    except OSError:
+    except (OSError, SyntaxError, UnicodeDecodeError):
         return False
-    return bool(_TRAINING.search(text))
+    return is_training_code(text)

@@ -20,16 +20,19 @@ class ChainLink:
     op: str
     line: int | None = None
     cut: bool = False
+    path: str | None = None  # the op's file, when it is not the finding's
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {"op": self.op, "line": self.line}
         if self.cut:
             data["cut"] = True
+        if self.path:
+            data["path"] = self.path
         return data
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> ChainLink:
-        return cls(op=data["op"], line=data.get("line"), cut=bool(data.get("cut", False)))
+        return cls(op=data["op"], line=data.get("line"), cut=bool(data.get("cut", False)), path=data.get("path"))
 
 
 @dataclass

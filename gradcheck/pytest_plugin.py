@@ -1,1 +1,191 @@
-"""pytest plugin (entry point ``pytest11``): opt-in, imports no TensorFlow until used."""
+"""pytest plugin (entry point ``pytest11``), in the manner of pytest-mypy.
+
+- a ``gradcheck`` fixture (``check_model``, ``check_step``, ``assert_flows``) that honours
+  ``@pytest.mark.gradcheck(allow_none=[...], select=[...], ignore=[...])``;
+- ``pytest --gradcheck [PATHS]`` collects training scripts as items (``[gradcheck] path``),
+  runs each in its own child process with the project's timeout, fails with the CLI's
+  text diagnosis (no traceback), and skips files unchanged since they last passed.
+
+Installed means available, opt-in means cheap: importing this module imports no
+TensorFlow, and nothing runs unless a test asks for the fixture or ``--gradcheck`` is given.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gradcheck._version import __version__
+
+CACHE_KEY = "gradcheck/passed"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("gradcheck", "gradient-flow checks (gradcheck)")
+    group.addoption(
+        "--gradcheck",
+        action="store_true",
+        default=False,
+        help="check training scripts for variables that get no gradient (one item per script)",
+    )
+    group.addoption(
+        "--gradcheck-timeout",
+        type=float,
+        default=None,
+        help="seconds per script (default: [tool.gradcheck] timeout, else 120)",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        "gradcheck(allow_none=[], select=[], ignore=[]): options for the gradcheck fixture in this test",
+    )
+    if config.getoption("gradcheck", default=False):
+        config.pluginmanager.register(_ScriptCollector(config), "gradcheck-scripts")
+
+
+# -- the fixture ----------------------------------------------------------------------------
+class GradcheckFixture:
+    """What the ``gradcheck`` fixture gives a test: the Python API with the test's marker
+    options applied."""
+
+    def __init__(self, allow_none: Iterable[str] = (), select: Iterable[str] = (), ignore: Iterable[str] = ()):
+        self.allow_none = tuple(allow_none)
+        self.select = tuple(select)
+        self.ignore = tuple(ignore)
+
+    def _filter(self, report):
+        for result in report.files:
+            result.findings = [
+                f
+                for f in result.findings
+                if (not self.select or f.code.startswith(self.select)) and not f.code.startswith(self.ignore or ("-",))
+            ]
+        return report
+
+    def check_model(self, model: Any, batch: Any):
+        from gradcheck.api import check_model
+
+        return self._filter(check_model(model, batch, allow_none=self.allow_none))
+
+    def check_step(self, fn: Any, *args: Any, **kwargs: Any):
+        from gradcheck.api import check_step
+
+        return self._filter(check_step(fn, *args, allow_none=self.allow_none, **kwargs))
+
+    def assert_flows(self, model_or_step: Any, batch: Any = None):
+        """Fail with the full diagnosis unless every variable gets a gradient."""
+        from gradcheck.report import GradientFlowError
+
+        if hasattr(model_or_step, "train_step") and hasattr(model_or_step, "trainable_variables"):
+            report = self.check_model(model_or_step, batch)
+        else:
+            args = () if batch is None else batch if isinstance(batch, tuple) else (batch,)
+            report = self.check_step(model_or_step, *args)
+        if not report.ok:
+            raise GradientFlowError(report.to_text(color=False))
+        return report
+
+
+@pytest.fixture
+def gradcheck(request: pytest.FixtureRequest) -> GradcheckFixture:
+    """Check models and train steps for variables that get no gradient."""
+    marker = request.node.get_closest_marker("gradcheck")
+    options = dict(marker.kwargs) if marker else {}
+    unknown = set(options) - {"allow_none", "select", "ignore"}
+    if unknown:
+        raise pytest.UsageError(f"@pytest.mark.gradcheck: unknown option(s) {sorted(unknown)}")
+    return GradcheckFixture(**{k: _as_list(v) for k, v in options.items()})
+
+
+def _as_list(value: Any) -> list[str]:
+    return [value] if isinstance(value, str) else list(value)
+
+
+# -- pytest --gradcheck: scripts as items ----------------------------------------------------
+class _ScriptCollector:
+    def __init__(self, config: pytest.Config) -> None:
+        from gradcheck import config as config_mod
+
+        self.settings = config_mod.load(Path(str(config.rootpath)))
+        timeout = config.getoption("gradcheck_timeout")
+        self.timeout = timeout or self.settings.timeout
+        self.passed: dict[str, str] = config.cache.get(CACHE_KEY, {}) if config.cache else {}
+        self.pytest_config = config
+
+    def pytest_collect_file(self, file_path: Path, parent: pytest.Collector):
+        from gradcheck.discover import is_training_script
+
+        if file_path.suffix == ".py" and is_training_script(str(file_path), self.settings):
+            return GradcheckFile.from_parent(parent, path=file_path, plugin=self)
+        return None
+
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        if self.pytest_config.cache is not None:
+            self.pytest_config.cache.set(CACHE_KEY, self.passed)
+
+    def fingerprint(self, path: Path) -> str:
+        digest = hashlib.sha256(path.read_bytes())
+        digest.update(f"{__version__}|{self.timeout}|{self.settings.allow_none}|{self.settings.steps}".encode())
+        return digest.hexdigest()
+
+
+class GradcheckFile(pytest.File):
+    def __init__(self, *, plugin: _ScriptCollector, **kwargs):
+        super().__init__(**kwargs)
+        self.plugin = plugin
+
+    def collect(self):
+        yield GradcheckItem.from_parent(self, name="gradcheck", plugin=self.plugin)
+
+
+class GradcheckFailure(Exception):
+    """A script's findings (or why it could not be checked); the message is the CLI text."""
+
+
+class GradcheckItem(pytest.Item):
+    def __init__(self, *, plugin: _ScriptCollector, **kwargs):
+        super().__init__(**kwargs)
+        self.plugin = plugin
+        self.add_marker("gradcheck")
+
+    def runtest(self) -> None:
+        from gradcheck.check import Options, run_child
+        from gradcheck.report import Report
+
+        key = str(self.path)
+        fingerprint = self.plugin.fingerprint(self.path)
+        if self.plugin.passed.get(key) == fingerprint:
+            pytest.skip("gradcheck: unchanged since it last passed")
+        options = Options(
+            steps=self.plugin.settings.steps,
+            timeout=self.plugin.timeout,
+            allow_none=list(self.plugin.settings.allow_none),
+        )
+        shown = _relative(self.path, Path(str(self.config.rootpath)))
+        result = run_child(str(self.path), options, display=shown)
+        result.findings = [f for f in result.findings if self.plugin.settings.code_selected(f.code, f.path)]
+        report = Report([result])
+        if not report.ok:
+            raise GradcheckFailure(report.to_text(color=False))
+        self.plugin.passed[key] = fingerprint
+
+    def repr_failure(self, excinfo, style=None):
+        if excinfo.errisinstance(GradcheckFailure):
+            return str(excinfo.value)  # exactly what the CLI prints; no traceback
+        return super().repr_failure(excinfo, style)
+
+    def reportinfo(self):
+        return self.path, None, f"[gradcheck] {_relative(self.path, Path(str(self.config.rootpath)))}"
+
+
+def _relative(path: Path, root: Path) -> str:
+    try:
+        return str(path.relative_to(root))
+    except ValueError:
+        return str(path)

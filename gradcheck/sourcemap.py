@@ -36,6 +36,18 @@ def source_line(path: str, line: int) -> str:
     return linecache.getline(path, line).rstrip("\n")
 
 
+def char_column(path: str, line: int, byte_column: int | None) -> int | None:
+    """Python reports columns in UTF-8 bytes (``col_offset``, ``co_positions``); findings
+    count characters (1-based), as ruff, SARIF and GitHub do. They differ only after a
+    non-ASCII character on the line."""
+    if byte_column is None:
+        return None
+    text = source_line(path, line)
+    if not text or text.isascii():
+        return byte_column
+    return len(text.encode("utf-8")[: max(byte_column - 1, 0)].decode("utf-8", errors="ignore")) + 1
+
+
 def _callee(node: ast.AST) -> str:
     if isinstance(node, ast.Call):
         return ast.unparse(node.func)

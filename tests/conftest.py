@@ -43,5 +43,6 @@ def run_cli(*args: str, cwd: Path | str | None = None, env: dict | None = None, 
         env=full_env,
         capture_output=True,
         text=True,
+        encoding="utf-8",
         timeout=timeout,
     )

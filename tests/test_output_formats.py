@@ -10,6 +10,7 @@ escaping round-tripped, exit codes, the stderr summary, and no colour codes in p
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import re
@@ -35,7 +36,7 @@ ROOT = Path(__file__).resolve().parents[1]
 DATA = Path(__file__).resolve().parent / "data"
 BROKEN = "examples/dqn_broken.py"
 FIXED = "examples/dqn_fixed.py"
-CLEAN = "tests/data/clean_subclass_layers_chained.py"
+CLEAN = "tests/realworld/clean/106_subclass_layers_chained.py"
 MISSING = "no/such/script.py"
 ANSI = re.compile(r"\x1b\[")
 
@@ -476,6 +477,11 @@ def test_sarif_awkward(awkward_report, sarif_schema):
     moved.files[0].findings[0].line = 30
     moved_log = sarif_log(moved)
     assert moved_log["runs"][0]["results"][0]["partialFingerprints"] == first["partialFingerprints"]
+    # ... and two findings alike but for the line keep distinct identities.
+    again = dataclasses.replace(moved.files[0].findings[0], line=40)
+    twice = Report(files=[FileResult(AWKWARD_PATH, findings=[moved.files[0].findings[0], again])])
+    fingerprints = [r["partialFingerprints"] for r in sarif_log(twice)["runs"][0]["results"]]
+    assert len(fingerprints) == 2 and fingerprints[0] != fingerprints[1]
 
     (invocation,) = sarif_run["invocations"]
     assert invocation["executionSuccessful"] is False
@@ -522,17 +528,21 @@ def test_concise_awkward_one_line_per_entry(awkward_report):
 
 
 def test_columns_count_characters_not_bytes(tmp_path, sarif_schema):
-    # Finding columns are UTF-8 byte offsets (ast col_offset); SARIF and GitHub count characters.
+    # Python reports byte offsets; findings carry character columns (the engine converts,
+    # see sourcemap.char_column), and SARIF and GitHub pass them through unchanged.
+    from gradcheck.sourcemap import char_column
+
     line = 'label = "héllo wörld"; index = tf.math.argmax(q, axis=1)'
     script = tmp_path / "é.py"
     script.write_text(f"import tensorflow as tf\n{line}\n", encoding="utf-8")
     encoded = line.encode("utf-8")
     byte_col = encoded.index(b"tf.math.argmax") + 1
-    byte_end = encoded.index(b", axis=1)") + len(", axis=1)") + 1
     char_col = line.index("tf.math.argmax") + 1
     char_end = len(line) + 1
     assert byte_col == char_col + 2  # "é" and "ö" take two bytes each
-    finding = Finding("GC101", "argmax", str(script), 2, byte_col, 2, byte_end, variables=["v"])
+    assert char_column(str(script), 2, byte_col) == char_col
+    assert char_column(str(script), 1, 8) == 8  # an ASCII line is left alone
+    finding = Finding("GC101", "argmax", str(script), 2, char_col, 2, char_end, variables=["v"])
     report = Report(files=[FileResult(str(script), findings=[finding])])
 
     log = sarif_log(report)
@@ -546,3 +556,24 @@ def test_columns_count_characters_not_bytes(tmp_path, sarif_schema):
 
     _, properties, _ = parse_command(render(report, "github").rstrip("\n"))
     assert (properties["col"], properties["endColumn"]) == (str(char_col), str(char_end))
+
+
+def _doc_sample(doc: str, command: str) -> str:
+    """What docs/output-formats.md shows under ``$ command`` in a console block."""
+    match = re.search(rf"^```console\n\$ {re.escape(command)}\n(.*?)^```$", doc, flags=re.M | re.S)
+    assert match, f"no `$ {command}` sample in docs/output-formats.md"
+    return match.group(1)
+
+
+def test_docs_samples_are_current(cli):
+    # The docs show real output. When this fails, run the command in the message from the
+    # repository root and paste its output into docs/output-formats.md again.
+    doc = (ROOT / "docs" / "output-formats.md").read_text(encoding="utf-8")
+    full = cli("full")
+    assert _doc_sample(doc, f"gradcheck {BROKEN}") == full.stdout + full.stderr, f"stale: gradcheck {BROKEN}"
+    for name in ("concise", "json", "github"):
+        command = f"gradcheck --format {name} {BROKEN}"
+        assert _doc_sample(doc, command) == cli(name).stdout, f"stale: {command}"
+    # The SARIF sample is trimmed (rules, help texts); its results must be the real ones.
+    sample = json.loads(re.search(r"^```json\n(\{\n  \"\$schema\".*?)^```$", doc, flags=re.M | re.S).group(1))
+    assert sample["runs"][0]["results"] == json.loads(cli("sarif").stdout)["runs"][0]["results"], "stale: sarif"

@@ -24,9 +24,7 @@ def make_data(n=512, seed=0):
 
 
 def make_model():
-    return keras.Sequential(
-        [keras.Input(shape=(4,)), keras.layers.Dense(32, activation="relu"), keras.layers.Dense(1)]
-    )
+    return keras.Sequential([keras.Input(shape=(4,)), keras.layers.Dense(32, activation="relu"), keras.layers.Dense(1)])
 
 
 def round_straight_through(y):

@@ -9,7 +9,6 @@ No TensorFlow import.
 from __future__ import annotations
 
 from gradcheck.findings import FileResult, Finding
-from gradcheck.output.sarif import char_column
 from gradcheck.rules import RULES
 
 #: Finding severity -> workflow command.
@@ -23,7 +22,7 @@ def escape_data(text: str) -> str:
 
 def escape_property(text: str) -> str:
     """A ``key=value`` property: ``,`` separates properties and ``::`` ends them."""
-    return escape_data(text).replace(":", "%3A")
+    return escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
 def command(name: str, properties: dict[str, str | int | None], message: str) -> str:
@@ -46,7 +45,7 @@ def _finding_command(finding: Finding) -> str:
     properties: dict[str, str | int | None] = {
         "file": finding.path,
         "line": finding.line,
-        "col": char_column(finding.path, finding.line, finding.column),
+        "col": finding.column,
         "endLine": None,
         "endColumn": None,
         "title": f"{finding.code} {finding.name}",
@@ -55,7 +54,7 @@ def _finding_command(finding: Finding) -> str:
         properties["endLine"] = finding.end_line
         # GitHub uses columns only for a single-line annotation.
         if finding.end_line == finding.line and finding.end_column is not None:
-            properties["endColumn"] = char_column(finding.path, finding.end_line, finding.end_column)
+            properties["endColumn"] = finding.end_column
     # The annotation shows the title and the message; the fix and the rule page belong there
     # too, since the log line is all a reviewer sees.
     message = finding.message

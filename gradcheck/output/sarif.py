@@ -3,7 +3,7 @@
 One run. ``tool.driver.rules`` describes every GC code (not only the reported ones), so a
 viewer can show any rule's help, and ``ruleIndex`` stays the same for a code across runs.
 Files that could not be checked (GC9xx) are tool execution notifications, not results
-(see ``_notifications``). No TensorFlow import.
+(see ``_notification``). No TensorFlow import.
 """
 
 from __future__ import annotations
@@ -20,7 +20,6 @@ from gradcheck._version import __version__
 from gradcheck.findings import DOCS_URL, SKIPPED, FileResult, Finding
 from gradcheck.output.text import chain_text
 from gradcheck.rules import RULES, Rule
-from gradcheck.sourcemap import source_line
 
 SARIF_VERSION = "2.1.0"
 SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -40,21 +39,6 @@ _FAMILY_TAGS = {
 }
 
 
-def char_column(path: str, line: int, column: int) -> int:
-    """A finding's 1-based column counted in characters.
-
-    Finding columns count UTF-8 bytes (they come from ``ast`` ``col_offset`` and
-    ``co_positions``), while SARIF (``columnKind: unicodeCodePoints``) and GitHub annotations
-    count characters. The two differ only after a non-ASCII character on the line, so the
-    line is read only then; an unreadable line leaves the column as it is.
-    """
-    text = source_line(path, line)
-    if not text or text.isascii():
-        return column
-    prefix = text.encode("utf-8")[: max(column - 1, 0)]
-    return len(prefix.decode("utf-8", errors="ignore")) + 1
-
-
 def render_sarif(report, color: bool = False) -> str:
     """The report as a SARIF 2.1.0 log (``color`` is ignored: this is for machines)."""
     return json.dumps(sarif_log(report), indent=2, ensure_ascii=False) + "\n"
@@ -72,6 +56,7 @@ def sarif_log(report) -> dict[str, Any]:
         if result.status != SKIPPED:
             artifacts.add(result.path)
     results = [_result(f, rule_index, artifacts) for f in report.findings]
+    _add_fingerprints(report.findings, results)
     notifications = [_notification(r, notification_index, artifacts) for r in report.errors]
     invocation: dict[str, Any] = {
         "executionSuccessful": not notifications,
@@ -147,8 +132,6 @@ def _result(finding: Finding, rule_index: dict[str, int], artifacts: _Artifacts)
         # that code scanning shows on the alert.
         "message": {"text": _message(finding, chain)},
         "locations": [location],
-        # Line-independent, so an alert survives code moving above it.
-        "partialFingerprints": {_FINGERPRINT: _fingerprint(finding)},
         "properties": properties,
     }
 
@@ -164,20 +147,27 @@ def _message(finding: Finding, chain: str) -> str:
 
 
 def _region(finding: Finding) -> dict[str, int]:
-    region = {"startLine": finding.line, "startColumn": char_column(finding.path, finding.line, finding.column)}
+    region = {"startLine": finding.line, "startColumn": finding.column}
     if finding.end_line is not None and finding.end_line >= finding.line:
         region["endLine"] = finding.end_line
         if finding.end_column is not None:
-            end_column = char_column(finding.path, finding.end_line, finding.end_column)
-            # Both 1-based and exclusive, as SARIF's endColumn.
+            end_column = finding.end_column
+            # Finding.end_column is exclusive, as SARIF's endColumn is.
             if finding.end_line > finding.line or end_column > region["startColumn"]:
                 region["endColumn"] = end_column
     return region
 
 
-def _fingerprint(finding: Finding) -> str:
-    key = "\0".join([finding.code, finding.path, finding.call or finding.op or "", *sorted(finding.variables)])
-    return hashlib.sha256(key.encode("utf-8")).hexdigest()[:32]
+def _add_fingerprints(findings: list[Finding], results: list[dict[str, Any]]) -> None:
+    """A line-independent identity for each result, so an alert survives code moving above
+    it; a count tells apart findings that would otherwise share one (same call, same
+    variables, twice in a file)."""
+    seen: dict[str, int] = {}
+    for finding, result in zip(findings, results, strict=True):
+        key = "\0".join([finding.code, finding.path, finding.call or finding.op or "", *sorted(finding.variables)])
+        seen[key] = seen.get(key, 0) + 1
+        digest = hashlib.sha256(f"{key}\0{seen[key]}".encode()).hexdigest()[:32]
+        result["partialFingerprints"] = {_FINGERPRINT: digest}
 
 
 def _notification(result: FileResult, notification_index: dict[str, int], artifacts: _Artifacts) -> dict[str, Any]:

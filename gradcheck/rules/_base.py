@@ -60,6 +60,8 @@ class Rule:
     call_names: ClassVar[dict[str, tuple[str, ...]]] = {}
     #: Whether an engine reports this code yet (GC2xx/GC3xx are reserved vocabulary).
     implemented: ClassVar[bool] = True
+    #: Stand-ins for the fix's placeholders on the rule's page (the engine uses real names).
+    doc_fields: ClassVar[dict[str, str]] = {"arg": "x", "names": "x", "call": "the call"}
     invalid: ClassVar[tuple[Example, ...]] = ()
     valid: ClassVar[tuple[Example, ...]] = ()
 
@@ -89,7 +91,7 @@ class Rule:
         if self.use_instead:
             parts += ["## Use instead", "```python", self.use_instead.strip("\n"), "```", ""]
         if self.fix:
-            parts += ["## Fix", self.fix.strip(), ""]
+            parts += ["## Fix", self.fix_text(**self.doc_fields).strip(), ""]
         if self.references:
             parts += ["## References"] + [f"- {ref}" for ref in self.references] + [""]
         return "\n".join(parts).rstrip() + "\n"

@@ -49,6 +49,7 @@ with tf.GradientTape() as tape:
         "tape. For classification, train on the logits with a cross-entropy loss "
         "(`keras.losses.SparseCategoricalCrossentropy(from_logits=True)`) and keep argmax for metrics."
     )
+    doc_fields = {"arg": "q"}
     references = (
         "https://www.tensorflow.org/api_docs/python/tf/math/argmax",
         "https://www.tensorflow.org/guide/autodiff#cases_where_gradient_returns_none",

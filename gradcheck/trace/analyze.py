@@ -318,6 +318,7 @@ def _make(
     location = location or ctx.call_location or Location("<unknown>", 1)
     if call is None:
         call = _call_text(location)
+    location = _in_characters(location)
     names = sorted(names)
     fields = {"call": call or op or "", "op": op or "", **fields}
     finding = Finding(
@@ -339,6 +340,17 @@ def _make(
     return finding
 
 
+def _in_characters(location: Location) -> Location:
+    end_line = location.end_line or location.line
+    return Location(
+        location.path,
+        location.line,
+        sourcemap.char_column(location.path, location.line, location.column) or 1,
+        location.end_line,
+        sourcemap.char_column(location.path, end_line, location.end_column),
+    )
+
+
 def _render(finding: Finding) -> None:
     rule = get_rule(finding.code)
     fields = dict(finding._fields, names=_short_list(finding.variables), variables=_phrase(finding.variables))
@@ -347,9 +359,10 @@ def _render(finding: Finding) -> None:
 
 
 def _phrase(names: list[str]) -> str:
-    if len(names) == 1:
-        return names[0]
-    return f"{len(names)} variables ({_short_list(names)})"
+    """Names inline while the line stays readable; the full list is in ``variables``."""
+    if len(names) <= 2:
+        return " and ".join(names)
+    return f"{len(names)} variables"
 
 
 def _call_text(location: Location | None) -> str | None:
@@ -453,13 +466,23 @@ def _record_seq(ctx: Context, op_index: int) -> int:
 def _chain(ctx: Context, cut: Cut, source_key) -> list[ChainLink]:
     if cut.op < 0 or source_key is None or not cut.region:
         return []
+    culprit = ctx.op_location(cut.op)
+    culprit_path = culprit.path if culprit else None
     path = ctx.flow.path(source_key, cut.op, cut.targets, cut.region | {cut.op})
     links = []
     for i in path:
         op = ctx.flow.ops[i]
         if op.type in _HIDDEN_IN_CHAIN and i != cut.op:
             continue
-        links.append(ChainLink(_op_label(op.type) or op.type, ctx.op_line(i), cut=(i == cut.op)))
+        location = ctx.op_location(i)
+        links.append(
+            ChainLink(
+                _op_label(op.type) or op.type,
+                location.line if location else None,
+                cut=(i == cut.op),
+                path=location.path if location and location.path != culprit_path else None,
+            )
+        )
     if len(links) > _MAX_CHAIN:
         cut_at = next((j for j, link in enumerate(links) if link.cut), 0)
         keep = set(range(3)) | set(range(len(links) - 3, len(links))) | {cut_at - 1, cut_at, cut_at + 1}
@@ -579,6 +602,7 @@ def graph_escape_finding(session, error: BaseException) -> Finding | None:
         frame_location.end_line,
         frame_location.end_column,
     )
+    frame_location = _in_characters(frame_location)
     finding = Finding(
         code="GC105",
         message="",

@@ -88,9 +88,7 @@ def install(session: Session) -> None:
             with session.paused():
                 findings = _guard(
                     session,
-                    lambda: analyze.analyse(
-                        session, self, state, target, sources, grads, graph, upto, call
-                    ),
+                    lambda: analyze.analyse(session, self, state, target, sources, grads, graph, upto, call),
                 )
             session.add_findings(findings)
             if graph is not None:

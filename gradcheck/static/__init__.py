@@ -1,0 +1,68 @@
+"""The static engine: reads training code with ``ast``, never runs it, never imports
+TensorFlow, and reports the GC1xx causes it can see (GC101-GC107, GC109).
+
+It follows data flow from model calls and variables to the target of ``tape.gradient``
+(and of losses passed to ``compile``) and reports a non-differentiable call that cuts every
+path from a model's output to the target; a value that also reaches the target through a
+differentiable path is never reported. ``is_training_code`` is the pre-filter that picks
+the files the trace engine runs.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import re
+import sys
+import tokenize
+
+from gradcheck.findings import CHECKED, ERROR, CheckError, FileResult, Finding
+from gradcheck.static.prefilter import is_training_code
+from gradcheck.static.program import BudgetExceeded
+
+#: A file without any of these words asks for no gradient: no need to parse it.
+_MAY_TRAIN = re.compile(r"gradient|jacobian|GradientTape|minimize|compile|\bfit\b|train_on_batch")
+
+
+def check_source(source: str, path: str = "<string>") -> list[Finding]:
+    """Findings for ``source`` (shown as ``path``). Never executes it; never raises on
+    code it cannot read or analyse (it then reports nothing)."""
+    if not _MAY_TRAIN.search(source):
+        return []
+    try:
+        tree = ast.parse(source, filename=path)
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return []
+    from gradcheck.static.engine import analyze
+
+    try:
+        return analyze(tree, source, path)
+    except (BudgetExceeded, RecursionError):
+        return []  # too large or too deep to follow: say nothing rather than guess
+    except Exception as error:  # a bug here must not block anyone's commit
+        if os.environ.get("GRADCHECK_STRICT"):
+            raise
+        sys.stderr.write(f"gradcheck: static analysis of {path} stopped ({type(error).__name__}: {error})\n")
+        return []
+
+
+def check_file(path: str) -> FileResult:
+    """Check one file statically; problems reading it become a GC901 result."""
+    try:
+        with tokenize.open(path) as fh:  # honours a BOM and a coding cookie, as Python does
+            source = fh.read()
+    except (SyntaxError, UnicodeDecodeError) as error:
+        return FileResult(path, ERROR, CheckError("GC901", f"cannot decode the file: {error}"))
+    except OSError as error:
+        return FileResult(path, ERROR, CheckError("GC901", f"cannot read the file: {error.strerror or error}"))
+    try:
+        ast.parse(source, filename=path)
+    except (SyntaxError, ValueError) as error:
+        message = f"SyntaxError: {error.msg} (line {error.lineno})" if isinstance(error, SyntaxError) else str(error)
+        return FileResult(path, ERROR, CheckError("GC901", message))
+    except (MemoryError, RecursionError):
+        return FileResult(path, ERROR, CheckError("GC901", "the file is too deeply nested to parse"))
+    return FileResult(path, CHECKED, findings=check_source(source, path))
+
+
+__all__ = ["check_file", "check_source", "is_training_code"]

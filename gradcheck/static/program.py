@@ -1,0 +1,320 @@
+"""What the interpreter knows about a whole file: its imports, classes, the names given to
+models and variables, and what the runs found (gradient calls, compiled losses, functional
+models). One ``Program`` per file; several interpreter runs share it.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass, field
+
+from gradcheck.static import catalog
+from gradcheck.static.names import Aliases, dotted
+from gradcheck.static.values import FRESH, Site, Value
+
+#: Names that are Keras models by convention when the file does not say what they are
+#: (a function parameter ``model``, ``self.critic`` set from a constructor argument...).
+MODEL_NAME = re.compile(
+    r"(?:.*_)?(?:model|net|network|[a-z]*net|actor|critic|generator|discriminator|encoder|decoder|policy|"
+    r"agent|classifier|regressor|autoencoder|vae|backbone)(?:_.*)?",
+    re.IGNORECASE,
+)
+TAPE_NAME = re.compile(r".*tape.*", re.IGNORECASE)
+
+#: Evaluation steps one file may take before the engine gives up on it (no finding).
+BUDGET = 400_000
+
+
+class _NewVariable:
+    """Marks the value of a variable constructor, so the assignment names the variable."""
+
+    ident = ("new-variable",)
+
+
+NEW_VARIABLE = _NewVariable()
+
+
+class BudgetExceeded(Exception):
+    """The file is too large or too tangled to analyse within the budget."""
+
+
+@dataclass
+class Check:
+    """A gradient request: ``tape.gradient(target, sources)`` or a compiled loss."""
+
+    node: ast.AST
+    target: Value
+    sources: Value
+    tape: ast.With | None = None
+    births: dict[str, ast.AST] = field(default_factory=dict)  # origin -> its first call in this region
+
+
+@dataclass
+class Program:
+    tree: ast.Module
+    source_lines: list[str]
+    aliases: Aliases = field(init=False)
+    regions: list[ast.FunctionDef | ast.AsyncFunctionDef] = field(default_factory=list)
+    classes: dict[str, ast.ClassDef] = field(default_factory=dict)
+    owner: dict[ast.AST, ast.AST] = field(default_factory=dict)  # def/class -> enclosing def/class/module
+    kinds: dict[str, str] = field(default_factory=dict)  # origin -> "model" | "variable" | "tensor"
+    labels: dict[str, str] = field(default_factory=dict)  # fresh token -> how to call it in a message
+    births: dict[str, ast.AST] = field(default_factory=dict)  # model origin -> its first call
+    renames: dict[str, set[str]] = field(default_factory=dict)  # fresh token -> names it was given
+    frozen: set[str] = field(default_factory=set)  # models and layers set ``trainable = False``
+    trained: set[str] = field(default_factory=set)  # receivers of fit / compile / train_on_batch
+    checks: list[Check] = field(default_factory=list)
+    compiled: list[tuple[ast.Call, Value, frozenset]] = field(default_factory=list)  # (compile call, loss, models)
+    functional: dict[ast.Call, tuple[str, Value]] = field(default_factory=dict)  # keras.Model(i, o) -> (token, o)
+    module_scope: object = None
+    steps: int = 0
+    _sites: dict[tuple, Site] = field(default_factory=dict)
+    _class_attrs: dict[tuple, Value | None] = field(default_factory=dict)
+    _model_like: dict[ast.ClassDef, bool] = field(default_factory=dict)
+    _assignments: dict[ast.ClassDef, dict[str, list[ast.AST]]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self._index()
+
+    def _index(self) -> None:
+        """One walk over the tree: who owns each def and class, the imports, and the
+        functions whose own body opens a tape or asks for a gradient (the regions)."""
+        imports: list[ast.Import | ast.ImportFrom] = []
+        stack: list[tuple[ast.AST, ast.AST, ast.AST | None]] = [(self.tree, self.tree, None)]
+        while stack:
+            node, owner, function = stack.pop()
+            for child in ast.iter_child_nodes(node):
+                child_owner, child_function = owner, function
+                if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                    self.owner[child] = owner
+                    child_owner = child
+                    if isinstance(child, ast.ClassDef):
+                        self.classes.setdefault(child.name, child)
+                    else:
+                        child_function = child
+                elif isinstance(child, (ast.Import, ast.ImportFrom)):
+                    imports.append(child)
+                elif function is not None and function not in self.regions and _asks_for_gradient(child):
+                    self.regions.append(function)
+                stack.append((child, child_owner, child_function))
+        self.aliases = Aliases(imports=imports)
+        self.regions.sort(key=lambda fn: (fn.lineno, fn.col_offset))
+
+    def tick(self) -> None:
+        self.steps += 1
+        if self.steps > BUDGET:
+            raise BudgetExceeded
+
+    # --- names of models and variables -------------------------------------------------
+
+    def fresh(self, node: ast.AST, kind: str, label: str) -> str:
+        token = f"{FRESH}{kind[0]}:{node.lineno}:{node.col_offset}"
+        self.labels.setdefault(token, label)
+        self.kinds.setdefault(token, kind)
+        return token
+
+    def rename(self, value: Value, name: str) -> Value:
+        """Give the fresh models/variables in ``value`` the name they are assigned to."""
+        if not _has_fresh(value):
+            return value
+        return self._renamed(value, name)
+
+    def _renamed(self, value: Value, name: str) -> Value:
+        def new(key: str) -> str:
+            if not key.startswith(FRESH):
+                return key
+            self.renames.setdefault(key, set()).add(name)
+            self.kinds.setdefault(name, self.kinds.get(key, "model"))
+            if key in self.frozen:
+                self.frozen.add(name)
+            return name
+
+        # A variable is named where it is created (``w = tf.Variable(...)``); the output of a
+        # fresh layer's call keeps its layer's name (``x = Dense(4, name="feature")(x)``).
+        flow = {new(k): c for k, c in value.flow.items()} if value.ref is NEW_VARIABLE else value.flow
+        return Value(
+            flow=flow,
+            models=frozenset(new(m) for m in value.models),
+            items=tuple(self.rename(i, name) for i in value.items) if value.items is not None else None,
+            fields=value.fields,
+            element=self.rename(value.element, name) if value.element is not None else None,
+            ref=None if value.ref is NEW_VARIABLE else value.ref,
+            qual=value.qual,
+            container=value.container,
+        )
+
+    def label(self, origin: str) -> str:
+        """How a message names an origin: its variable name, or a layer's ``name=``."""
+        if origin.startswith(FRESH):
+            label = self.labels.get(origin, "a layer")
+            return label if label.isidentifier() else f"{label} (line {origin.split(':')[1]})"
+        return origin
+
+    def describe_call(self, node: ast.AST) -> str:
+        """``model(...)``, or ``the layer feature`` for ``Dense(4, name="feature")(x)``."""
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Call):
+            token = f"{FRESH}m:{node.func.lineno}:{node.func.col_offset}"
+            return f"the layer {self.label(token)}"
+        return f"{callee_text(node)}(...)"
+
+    def note_birth(self, origin: str, node: ast.AST) -> None:
+        self.births.setdefault(origin, node)
+
+    def model_kind(self, origin: str) -> str:
+        return self.kinds.get(origin) or self.kinds.get(origin.split(".", 1)[0], "model")
+
+    # --- classes ---------------------------------------------------------------------
+
+    def model_like(self, cls: ast.ClassDef) -> bool:
+        """A Keras model or layer (or ``tf.Module``) by its bases, as far as the file says."""
+        known = self._model_like.get(cls)
+        if known is not None:
+            return known
+        self._model_like[cls] = False  # cycles
+        result = False
+        for base in cls.bases:
+            parts = dotted(base)
+            if parts is None:
+                continue
+            qual = self.aliases.resolve(parts)
+            leaf = parts[-1]
+            if qual is not None and (
+                (catalog.is_keras(qual) and leaf in ("Model", "Sequential", "Layer", "Functional"))
+                or qual == "tensorflow.Module"
+            ):
+                result = True
+            elif len(parts) == 1 and leaf in self.classes and self.classes[leaf] is not cls:
+                result = self.model_like(self.classes[leaf])
+            elif qual is None and leaf.endswith(("Model", "Layer")):
+                result = True
+            if result:
+                break
+        self._model_like[cls] = result
+        return result
+
+    def find_method(self, cls: ast.ClassDef, name: str, _seen: set | None = None) -> ast.FunctionDef | None:
+        for stmt in cls.body:
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.name == name:
+                return stmt
+        seen = _seen or set()
+        seen.add(cls)
+        for base in cls.bases:
+            if isinstance(base, ast.Name) and base.id in self.classes and self.classes[base.id] not in seen:
+                found = self.find_method(self.classes[base.id], name, seen)
+                if found is not None:
+                    return found
+        return None
+
+    def attribute_assignments(self, cls: ast.ClassDef, name: str) -> list[ast.AST]:
+        """The values assigned to ``self.<name>`` in the methods of ``cls`` and its bases."""
+        found: list[ast.AST] = []
+        seen: set[ast.ClassDef] = set()
+        classes = [cls]
+        while classes:
+            current = classes.pop()
+            seen.add(current)
+            found += self._self_assignments(current).get(name, ())
+            for base in current.bases:
+                if isinstance(base, ast.Name) and base.id in self.classes and self.classes[base.id] not in seen:
+                    classes.append(self.classes[base.id])
+        return found
+
+    def _self_assignments(self, cls: ast.ClassDef) -> dict[str, list[ast.AST]]:
+        index = self._assignments.get(cls)
+        if index is None:
+            index = {}
+            for node in ast.walk(cls):
+                if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+                    for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
+                        if (
+                            isinstance(target, ast.Attribute)
+                            and isinstance(target.value, ast.Name)
+                            and target.value.id == "self"
+                        ):
+                            index.setdefault(target.attr, []).append(node.value)
+            self._assignments[cls] = index
+        return index
+
+    def class_attr_cache(self) -> dict[tuple, Value | None]:
+        return self._class_attrs
+
+    # --- sites -----------------------------------------------------------------------
+
+    def site(self, node: ast.AST, code: str, when: str = "") -> Site:
+        key = (id(node), code, when)
+        site = self._sites.get(key)
+        if site is None:
+            site = Site(
+                node.lineno,
+                node.col_offset,
+                node.end_lineno or node.lineno,
+                node.end_col_offset or node.col_offset,
+                code,
+                callee_text(node),
+                first_argument(node),
+                when,
+                isinstance(node, ast.Call),
+            )
+            self._sites[key] = site
+        return site
+
+
+_GRADIENT_CALLS = frozenset(("gradient", "jacobian", "batch_jacobian", "gradients", "minimize"))
+
+
+def _asks_for_gradient(node: ast.AST) -> bool:
+    """A ``with`` that looks like it opens a tape, or a call that asks for a gradient. By
+    spelling: aliases are resolved later, and a miss only leaves a function unanalysed."""
+    if isinstance(node, (ast.With, ast.AsyncWith)):
+        return any(_looks_like_tape(item.context_expr) for item in node.items)
+    if isinstance(node, ast.Call):
+        func = node.func
+        name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
+        return name in _GRADIENT_CALLS
+    return False
+
+
+def _looks_like_tape(node: ast.AST) -> bool:
+    if isinstance(node, ast.Call):
+        node = node.func
+    name = node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else ""
+    return "tape" in name.lower()
+
+
+def _has_fresh(value: Value) -> bool:
+    return (
+        (value.ref is NEW_VARIABLE and any(k.startswith(FRESH) for k in value.flow))
+        or any(m.startswith(FRESH) for m in value.models)
+        or (value.items is not None and any(_has_fresh(i) for i in value.items))
+        or (value.element is not None and _has_fresh(value.element))
+    )
+
+
+def _short(text: str, limit: int = 80) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def callee_text(node: ast.AST) -> str:
+    """What the user wrote for the culprit: the callee of a call, else the expression."""
+    if isinstance(node, ast.Call):
+        return _short(ast.unparse(node.func))
+    return _short(ast.unparse(node))
+
+
+def first_argument(node: ast.AST) -> str:
+    if isinstance(node, ast.Call):
+        if node.args:
+            return _short(ast.unparse(node.args[0]), 40)
+        if node.keywords:
+            return _short(ast.unparse(node.keywords[0].value), 40)
+        if isinstance(node.func, ast.Attribute):
+            return _short(ast.unparse(node.func.value), 40)
+    if isinstance(node, ast.Compare):
+        return _short(ast.unparse(node.left), 40)
+    if isinstance(node, ast.BinOp):
+        return _short(ast.unparse(node.left), 40)
+    if isinstance(node, ast.UnaryOp):
+        return _short(ast.unparse(node.operand), 40)
+    return "x"

@@ -1,0 +1,34 @@
+"""The README's set-up commands are what CI runs and what users type."""
+
+from __future__ import annotations
+
+import re
+
+from tests.conftest import ROOT
+
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+CI = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+
+
+def _commands() -> list[str]:
+    return re.findall(r"```sh\n(.+?)\n```", README)
+
+
+def test_readme_has_the_two_setup_commands():
+    commands = _commands()
+    assert len(commands) == 2
+    assert commands[0].endswith("gradcheck examples/dqn_broken.py")
+    assert commands[1].endswith("python -m pytest")
+
+
+def test_ci_runs_the_readme_test_command_verbatim():
+    assert _commands()[1] in CI.splitlines()
+
+
+def test_readme_output_excerpt_is_real():
+    """The excerpt is what the CLI prints today: stdout, then the summary on stderr."""
+    from tests.conftest import run_cli
+
+    block = README.split("$ gradcheck examples/dqn_broken.py\n", 1)[1].split("\n```", 1)[0]
+    proc = run_cli("examples/dqn_broken.py")
+    assert proc.stdout + proc.stderr.strip() == block
