@@ -30,7 +30,7 @@ def test_rule_metadata(rule):
         text = rule.explanation()
         for section in ("## What it does", "## Why is this bad?", "## Example", "## Use instead", "## Fix"):
             assert section in text, f"{rule.code} lacks {section}"
-        assert rule.message and "{variables}" in rule.message or "{names}" in rule.message
+        assert rule.message and ("{variables}" in rule.message or "{names}" in rule.message)
 
 
 def test_codes_and_names_are_unique():
