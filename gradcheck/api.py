@@ -5,7 +5,9 @@ function does (and fails with a clear message when TensorFlow is missing).
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
+import os
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
@@ -37,9 +39,18 @@ def _label(obj: object) -> str:
 
 
 def _report(label: str, session, extra: list[Finding] = ()) -> Report:
-    result = FileResult(label, steps_checked=session.steps_checked)
-    result.findings = sorted([*session.findings, *extra], key=Finding.sort_key)
+    result = FileResult(_relative(label), steps_checked=session.steps_checked)
+    findings = [dataclasses.replace(f, path=_relative(f.path)) for f in [*session.findings, *extra]]
+    result.findings = sorted(findings, key=Finding.sort_key)
     return Report([result])
+
+
+def _relative(path: str) -> str:
+    """Paths below the working directory are shown relative to it, as the CLI shows them."""
+    if not os.path.isabs(path):
+        return path
+    rel = os.path.relpath(path)
+    return path if rel.startswith("..") else rel
 
 
 def _run(fn: Callable[[], Any], allow_none: Iterable[str]) -> Report:
@@ -106,6 +117,7 @@ def assert_gradients_flow(
     """Fail with the full text diagnosis (file:line, code frame, variables, op path, fix)
     unless every variable gets a gradient. Takes a compiled model and a batch, or a
     zero-argument step function (``batch`` then is a tuple of its positional args)."""
+    __tracebackhide__ = True  # pytest shows the diagnosis, not this frame
     if hasattr(model_or_step, "train_step") and hasattr(model_or_step, "trainable_variables"):
         report = check_model(model_or_step, batch, allow_none=allow_none)
     else:

@@ -36,6 +36,7 @@ class Options:
     #: Trace only training code, even among the files named directly (the pre-commit hook
     #: passes every changed file); ``PATH::function`` targets are always checked.
     training_only: bool = False
+    graph: bool = False  # attach each cut's subgraph (for --graph pictures)
 
 
 def check_targets(
@@ -117,6 +118,8 @@ def child_command(target: str, options: Options, result_path: str, display: str 
     cmd = [sys.executable, "-m", "gradcheck.trace.child", "--result", result_path, "--steps", str(options.steps)]
     for pattern in options.allow_none:
         cmd += ["--allow-none", pattern]
+    if options.graph:
+        cmd.append("--graph")
     if function:
         cmd += ["--function", function]
     cmd += ["--display-path", display or path, "--", path]

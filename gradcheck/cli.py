@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import sys
 from importlib import metadata
+from pathlib import Path
 
 import click
 
@@ -93,6 +94,14 @@ FORMAT_CHOICES = ("full", "concise", "json", "sarif", "github")
     show_default=True,
     help="Output format.",
 )
+@click.option(
+    "--graph",
+    "graph_path",
+    type=click.Path(dir_okay=False, writable=True),
+    default=None,
+    metavar="FILE.dot|FILE.svg",
+    help="Draw each cut: the subgraph from the starved variables to the loss (.svg needs Graphviz).",
+)
 @click.option("--select", multiple=True, help="Report only these codes or prefixes (e.g. GC101,GC11).")
 @click.option("--ignore", multiple=True, help="Do not report these codes or prefixes.")
 @click.option(
@@ -131,6 +140,7 @@ def main(
     steps,
     timeout,
     fmt,
+    graph_path,
     select,
     ignore,
     allow_none,
@@ -174,6 +184,7 @@ def main(
         verbose=verbose,
         static=static,
         training_only=training_only,
+        graph=graph_path is not None,
     )
     use_color = sys.stdout.isatty() if color is None else color
     show_progress = not quiet and sys.stderr.isatty()
@@ -188,6 +199,16 @@ def main(
         click.echo(output, nl=False)
     if not quiet:
         click.echo(report.summary(), err=True)
+    if graph_path is not None:
+        from gradcheck.output.dot import GraphvizMissing, write_graph
+
+        try:
+            written = write_graph(report.findings, Path(graph_path))
+        except GraphvizMissing as error:
+            click.echo(f"gradcheck: {error}", err=True)
+            sys.exit(EXIT_ERROR)
+        if not quiet:
+            click.echo(f"cut graph written to {written}", err=True)
     sys.exit(report.exit_code(exit_zero))
 
 

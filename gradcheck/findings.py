@@ -53,6 +53,9 @@ class Finding:
     chain_source: str | None = None  # the variable the chain starts from
     fix: str = ""
     notes: list[str] = field(default_factory=list)
+    #: The subgraph from the starved variables through the cut to the loss, when asked for
+    #: (``--graph``): {"nodes": [{"id", "label", "kind", "line", "path", "cut"}], "edges": [[a, b]]}.
+    graph: dict | None = None
 
     @property
     def rule(self):  # -> gradcheck.rules.Rule (imported lazily: rules import this module)
@@ -98,7 +101,7 @@ class Finding:
             "fix": self.fix,
             "notes": list(self.notes),
             "url": self.url,
-        }
+        } | ({"graph": self.graph} if self.graph is not None else {})
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Finding:
@@ -117,6 +120,7 @@ class Finding:
             chain_source=data.get("chain_source"),
             fix=data.get("fix", ""),
             notes=list(data.get("notes", [])),
+            graph=data.get("graph"),
         )
 
 

@@ -80,6 +80,7 @@ class GradcheckFixture:
 
     def assert_flows(self, model_or_step: Any, batch: Any = None):
         """Fail with the full diagnosis unless every variable gets a gradient."""
+        __tracebackhide__ = True  # the failure is the diagnosis, not this frame
         from gradcheck.report import GradientFlowError
 
         if hasattr(model_or_step, "train_step") and hasattr(model_or_step, "trainable_variables"):

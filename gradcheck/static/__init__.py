@@ -15,6 +15,7 @@ import os
 import re
 import sys
 import tokenize
+import warnings
 
 from gradcheck.findings import CHECKED, ERROR, CheckError, FileResult, Finding
 from gradcheck.static.prefilter import is_training_code
@@ -29,10 +30,39 @@ def check_source(source: str, path: str = "<string>") -> list[Finding]:
     code it cannot read or analyse (it then reports nothing)."""
     if not _MAY_TRAIN.search(source):
         return []
+    tree = _parse(source, path)
+    return _analyze(tree, source, path) if isinstance(tree, ast.Module) else []
+
+
+def check_file(path: str) -> FileResult:
+    """Check one file statically; problems reading or parsing it become a GC901 result."""
     try:
-        tree = ast.parse(source, filename=path)
-    except (SyntaxError, ValueError, MemoryError, RecursionError):
-        return []
+        with tokenize.open(path) as fh:  # honours a BOM and a coding cookie, as Python does
+            source = fh.read()
+    except (SyntaxError, UnicodeDecodeError) as error:
+        return FileResult(path, ERROR, CheckError("GC901", f"cannot decode the file: {error}"))
+    except OSError as error:
+        return FileResult(path, ERROR, CheckError("GC901", f"cannot read the file: {error.strerror or error}"))
+    tree = _parse(source, path)
+    if not isinstance(tree, ast.Module):
+        return FileResult(path, ERROR, CheckError("GC901", tree))
+    findings = _analyze(tree, source, path) if _MAY_TRAIN.search(source) else []
+    return FileResult(path, CHECKED, findings=findings)
+
+
+def _parse(source: str, path: str) -> ast.Module | str:
+    """The tree, or why there is none."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # SyntaxWarnings are the compiler's business, not ours
+            return ast.parse(source, filename=path)
+    except SyntaxError as error:
+        return f"SyntaxError: {error.msg} (line {error.lineno})"
+    except (ValueError, MemoryError, RecursionError) as error:
+        return f"cannot parse the file: {type(error).__name__}: {error}"
+
+
+def _analyze(tree: ast.Module, source: str, path: str) -> list[Finding]:
     from gradcheck.static.engine import analyze
 
     try:
@@ -44,25 +74,6 @@ def check_source(source: str, path: str = "<string>") -> list[Finding]:
             raise
         sys.stderr.write(f"gradcheck: static analysis of {path} stopped ({type(error).__name__}: {error})\n")
         return []
-
-
-def check_file(path: str) -> FileResult:
-    """Check one file statically; problems reading it become a GC901 result."""
-    try:
-        with tokenize.open(path) as fh:  # honours a BOM and a coding cookie, as Python does
-            source = fh.read()
-    except (SyntaxError, UnicodeDecodeError) as error:
-        return FileResult(path, ERROR, CheckError("GC901", f"cannot decode the file: {error}"))
-    except OSError as error:
-        return FileResult(path, ERROR, CheckError("GC901", f"cannot read the file: {error.strerror or error}"))
-    try:
-        ast.parse(source, filename=path)
-    except (SyntaxError, ValueError) as error:
-        message = f"SyntaxError: {error.msg} (line {error.lineno})" if isinstance(error, SyntaxError) else str(error)
-        return FileResult(path, ERROR, CheckError("GC901", message))
-    except (MemoryError, RecursionError):
-        return FileResult(path, ERROR, CheckError("GC901", "the file is too deeply nested to parse"))
-    return FileResult(path, CHECKED, findings=check_source(source, path))
 
 
 __all__ = ["check_file", "check_source", "is_training_code"]

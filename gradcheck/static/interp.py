@@ -692,7 +692,7 @@ class Interpreter:
         api = catalog.lookup(qual)
         inputs = flow_of([*args, *kwargs.values()])
         if api is None:
-            return Value(flow=self.op(node, inputs))
+            return Value(flow=self.op(node, self._with_callbacks(inputs, args, kwargs)))
         kind = api.kind
         if kind == catalog.CUT:
             return Value(flow=self.cut(node, inputs, api.code))
@@ -818,7 +818,8 @@ class Interpreter:
         if callee.ref is not None or callee.models:
             return self.call_value(node, callee, args, kwargs, scope)
         # An unknown method: of a tensor (``x.reshape``), a loss object, a TensorArray...
-        return Value(flow=self.op(node, merge_flows((receiver.flow, flow_of(everything)))))
+        inputs = self._with_callbacks(merge_flows((receiver.flow, flow_of(everything))), args, kwargs)
+        return Value(flow=self.op(node, inputs))
 
     def _model_method(
         self, node: ast.Call, receiver: Value, attr: str, args: list[Value], kwargs: dict[str, Value], scope: Scope
@@ -910,7 +911,24 @@ class Interpreter:
                 return self.call_function(FuncRef(method, self.program.module_scope, callee), args, kwargs, node)
         if callee.qual is not None:
             return self.library_call(node, callee.qual, args, kwargs, scope)
-        return Value(flow=self.op(node, merge_flows((callee.flow, flow_of(everything)))))
+        inputs = self._with_callbacks(merge_flows((callee.flow, flow_of(everything))), args, kwargs)
+        return Value(flow=self.op(node, inputs))
+
+    def _with_callbacks(self, inputs: Flow, args: list[Value], kwargs: dict[str, Value]) -> Flow:
+        """An unknown call that takes functions (``tf.cond(c, lambda: a, lambda: b)``,
+        ``tf.map_fn(fn, xs)``, ``tf.py_function(f, [x], ...)``) may return what they return:
+        analyse them with the other arguments as their inputs."""
+        everything = [*args, *kwargs.values()]
+        callbacks = [v.ref for v in everything if isinstance(v.ref, FuncRef)]
+        if not callbacks:
+            return inputs
+        data = join([v for v in everything if not isinstance(v.ref, FuncRef)]).iterate()
+        results = [inputs]
+        for ref in callbacks:
+            spec = ref.node.args
+            arity = len(spec.posonlyargs) + len(spec.args) - (1 if ref.self_value is not None else 0)
+            results.append(self.call_function(ref, [data] * max(arity, 0), {}, None).flow)
+        return merge_flows(results)
 
     def _instantiate(self, node: ast.Call, cls: ast.ClassDef) -> Value:
         if self.program.model_like(cls):

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ast
 import re
+import warnings
 from collections import defaultdict
 
 from gradcheck.static import catalog
@@ -35,8 +36,10 @@ def is_training_code(source: str) -> bool:
     if not _HINT.search(source):
         return False
     try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tree = ast.parse(source)
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
         return bool(_TEXT.search(source))
     return _Prefilter(tree).trains()
 

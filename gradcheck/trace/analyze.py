@@ -430,7 +430,87 @@ def _cut_finding(ctx: Context, cut: Cut, sources: list[Source], code: str | None
     )
     if finding.chain and first is not None:
         finding.chain_source = first.name
+    if ctx.session.want_graph:
+        finding.graph = _subgraph(ctx, cut, sources)
     return finding
+
+
+_GRAPH_LIMIT = 60
+
+
+def _subgraph(ctx: Context, cut: Cut, sources: list[Source]) -> dict | None:
+    """The ops from the starved variables through the cut to the loss, nearest the cut
+    first when there are too many; inputs from elsewhere collapse into one node."""
+    if cut.op < 0:
+        return None
+    flow, region = ctx.flow, cut.region | {cut.op}
+    keys = {s.key: s for s in sources if s.key is not None}
+    upstream = flow.backward_cone(flow.ops[cut.op].inputs) & flow.forward_cone(list(keys), within=region)
+    downstream = flow.forward_cone(flow.ops[cut.op].outputs, within=region)
+    chosen = _nearest(flow, {cut.op} | upstream | downstream, cut.op, _GRAPH_LIMIT)
+    nodes, edges, index = [], [], {}
+
+    def node(key, label, kind, location=None, is_cut=False) -> int:
+        if key not in index:
+            index[key] = len(nodes)
+            nodes.append(
+                {
+                    "id": index[key],
+                    "label": label,
+                    "kind": kind,
+                    "line": location.line if location else None,
+                    "path": location.path if location else None,
+                    "cut": is_cut,
+                }
+            )
+        return index[key]
+
+    # A variable's read is drawn as the variable itself.
+    reads = {i: flow.ops[i].inputs[0] for i in chosen if flow.ops[i].tag == TAG_READ and flow.ops[i].inputs[0] in keys}
+    for i in sorted(chosen):
+        if i in reads:
+            node(("var", reads[i]), keys[reads[i]].name, "variable")
+        else:
+            node(("op", i), _op_label(flow.ops[i].type) or flow.ops[i].type, "op", ctx.op_location(i), i == cut.op)
+    targets = set(cut.targets)
+    for i in sorted(chosen):
+        if i in reads:
+            continue
+        op, me = flow.ops[i], index[("op", i)]
+        hidden = 0
+        for k in op.inputs:
+            j = flow.producer.get(k)
+            if k in keys:
+                edges.append([node(("var", k), keys[k].name, "variable"), me])
+            elif j in reads:
+                edges.append([index[("var", reads[j])], me])
+            elif j in chosen:
+                edges.append([index[("op", j)], me])
+            elif j is not None and flow.is_differentiable(k):
+                hidden += 1
+        if hidden:
+            edges.append([node(("more", i), f"{hidden} more input{'s' if hidden > 1 else ''}", "collapsed"), me])
+        if any(k in targets for k in op.outputs):
+            edges.append([me, node(("loss",), "loss", "loss")])
+    return {"nodes": nodes, "edges": edges}
+
+
+def _nearest(flow: Flow, ops: set[int], center: int, limit: int) -> set[int]:
+    """At most ``limit`` of ``ops``, by data-flow distance from ``center``."""
+    if len(ops) <= limit:
+        return ops
+    from collections import deque
+
+    seen, queue = {center}, deque([center])
+    while queue and len(seen) < limit:
+        i = queue.popleft()
+        neighbours = [flow.producer.get(k) for k in flow.ops[i].inputs]
+        neighbours += [c for k in flow.ops[i].outputs for c in flow.consumers.get(k, ())]
+        for j in neighbours:
+            if j in ops and j not in seen and len(seen) < limit:
+                seen.add(j)
+                queue.append(j)
+    return seen
 
 
 def _op_label(op_type: str | None) -> str | None:

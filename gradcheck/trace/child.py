@@ -28,6 +28,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--allow-none", action="append", default=[])
     parser.add_argument("--display-path")
     parser.add_argument("--function")
+    parser.add_argument("--graph", action="store_true")
     parser.add_argument("path")
     args = parser.parse_args(argv)
 
@@ -53,6 +54,7 @@ def main(argv: list[str] | None = None) -> None:
         allow_none=args.allow_none,
         display_path=shown,
         on_progress=progress,
+        want_graph=args.graph,
     )
     _write(args.result, result)
     sys.stdout.flush()

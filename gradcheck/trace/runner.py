@@ -28,6 +28,7 @@ def run_file(
     display_path: str | None = None,
     argv: list[str] | None = None,
     on_progress: Callable[[FileResult], None] | None = None,
+    want_graph: bool = False,
 ) -> FileResult:
     """Run ``path`` as ``__main__`` (like ``python path``), or import it and check what
     ``function()`` returns, with the tracer installed. ``on_progress`` gets the result so
@@ -42,7 +43,14 @@ def run_file(
             partial.findings = _relative(list(session.findings), abspath, shown)
             on_progress(partial)
 
-    session = Session(steps=steps, allow_none=allow_none, skip_updates=True, on_findings=progress, check_mode=True)
+    session = Session(
+        steps=steps,
+        allow_none=allow_none,
+        skip_updates=True,
+        on_findings=progress,
+        check_mode=True,
+        want_graph=want_graph,
+    )
     saved_argv, saved_path = sys.argv[:], sys.path[:]
     sys.argv = [path, *list(argv or [])]
     sys.path.insert(0, os.path.dirname(abspath))

@@ -70,7 +70,10 @@ class Session:
         allow_none: Iterable[str] = (),
         on_findings: Callable[[list[Finding]], None] | None = None,
         check_mode: bool = False,
+        want_graph: bool = False,
     ) -> None:
+        #: Attach the cut's subgraph to each finding (for ``--graph`` pictures).
+        self.want_graph = want_graph
         #: In a check (CLI, check_step/check_model) a failing gradient call that was
         #: diagnosed ends the run quietly; under watch()/install() the user's error stands.
         self.check_mode = check_mode

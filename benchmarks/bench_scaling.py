@@ -1,0 +1,281 @@
+"""Scaling of the cut-finding walk (``gradcheck.trace.cuts.find_cuts``) on synthetic graphs.
+
+The graphs stand for one broken train step: variables read into a float network (a chain,
+or layers of ``width`` ops with fan-in 2 and fan-out about 2, with integer side inputs
+like real reshapes), then an ``AddN`` -> ``ArgMax`` -> ``Cast`` bottleneck that starves
+everything above it, a float head after it with its own (live) variables, a variable cut
+off by ``StopGradient`` (a second, nested cut: the walk recurses), and a few variables read
+into a head that never reaches the loss (unreached). One starved variable per
+``source_every`` ops, so a 100k-op graph asks about 1000 starved variables at once.
+
+Liveness is emulated like TensorFlow's gradient machinery would answer it (a backward walk
+through differentiable ops and float tensors); its time is measured apart, so the figure
+for the walk is gradcheck's own work. No TensorFlow is imported.
+
+    python benchmarks/bench_scaling.py [--sizes 1000,10000,100000] [--reps 5] [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import math
+import random
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from benchmarks._common import Figure, fmt_seconds, median  # noqa: E402
+from gradcheck.trace.cuts import BLOCK, BOUNDARY, find_cuts  # noqa: E402
+from gradcheck.trace.dataflow import Flow  # noqa: E402
+
+FLOAT_OPS = ("MatMul", "AddV2", "Mul", "Relu", "BiasAdd", "Tanh", "Sub", "Sigmoid")
+NOT_DIFFERENTIABLE = frozenset({"ArgMax", "Cast", "StopGradient", "Shape"})
+
+
+class Spec:
+    """The ops of a synthetic graph, as ``Flow.add`` arguments, and what the walk must find."""
+
+    def __init__(self) -> None:
+        self.ops: list[tuple[str, tuple, tuple, str]] = []  # (type, inputs, outputs, tag)
+        self.next_key = 0
+        self.ints: set[int] = set()
+        self.resources: set[int] = set()
+        self.starved: list[int] = []  # handles of the variables above the bottleneck
+        self.live_sources: list[int] = []
+        self.stopped: int | None = None  # the variable behind StopGradient
+        self.unused: list[int] = []
+        self.argmax_op = -1
+        self.stop_op = -1
+        self.target: int | None = None
+
+    def key(self, integer: bool = False) -> int:
+        self.next_key += 1
+        if integer:
+            self.ints.add(self.next_key)
+        return self.next_key
+
+    def op(self, type_: str, inputs, integer: bool = False, tag: str = "") -> int:
+        out = self.key(integer)
+        self.ops.append((type_, tuple(inputs), (out,), tag))
+        return out
+
+    def read(self) -> tuple[int, int]:
+        handle = self.key()
+        self.resources.add(handle)
+        return handle, self.op("ReadVariableOp", [handle], tag="read")
+
+    def build(self) -> tuple[Flow, float]:
+        """A Flow of these ops, and the seconds its construction took."""
+        gc.collect()
+        start = time.perf_counter()
+        flow = Flow()
+        for k in self.resources:
+            flow.resources.add(k)
+            flow.differentiable[k] = False
+        for k in self.ints:
+            flow.differentiable[k] = False
+        add = flow.add
+        for type_, inputs, outputs, tag in self.ops:
+            add(type_, inputs, outputs, tag=tag, name=type_)
+        return flow, time.perf_counter() - start
+
+
+def make_graph(n_ops: int, width: int, source_every: int = 100, seed: int = 0) -> Spec:
+    """About ``n_ops`` ops; ``width`` 1 makes a chain."""
+    rng = random.Random(seed)
+    spec = Spec()
+    x = spec.op("Placeholder", [])
+    budget_before = int(n_ops * 0.9)
+
+    def layers(first: list[int], budget: int, sources: list[int]) -> list[int]:
+        layer, made = first, 0
+        next_source = source_every
+        while made < budget:
+            new = []
+            for j in range(width):
+                a = layer[j % len(layer)]  # every op of the layer above is used: no dead ends
+                b = rng.choice(layer)
+                inputs = [a] if width == 1 else [a, b]
+                if made >= next_source:
+                    handle, value = spec.read()
+                    sources.append(handle)
+                    inputs.append(value)
+                    made += 1
+                    next_source += source_every
+                if made % 50 == 7:  # an integer side input (a shape), as reshapes have
+                    shape = spec.op("Shape", [a], integer=True)
+                    new.append(spec.op("Reshape", [a, shape]))
+                    made += 2
+                else:
+                    new.append(spec.op(rng.choice(FLOAT_OPS), inputs))
+                    made += 1
+            layer = new
+        return layer
+
+    handle, value = spec.read()
+    spec.starved.append(handle)
+    first = [spec.op("MatMul", [x, value]) for _ in range(width)]
+    top = layers(first, budget_before, spec.starved)
+    # A head that never reaches the loss: its variables are unreached.
+    for _ in range(3):
+        handle, value = spec.read()
+        spec.unused.append(handle)
+        spec.op("MatMul", [rng.choice(top), value])
+    # The bottleneck: every path from the variables above goes through an integer.
+    total = spec.op("AddN", top)
+    spec.argmax_op = len(spec.ops)
+    index = spec.op("ArgMax", [total], integer=True)
+    restart = spec.op("Cast", [index])
+    head = layers([restart] * width, n_ops - len(spec.ops) - 8, spec.live_sources)
+    # A variable cut off by StopGradient, added into the head.
+    handle, value = spec.read()
+    spec.stopped = handle
+    scaled = spec.op("Mul", [value, value])
+    spec.stop_op = len(spec.ops)
+    stopped = spec.op("StopGradient", [scaled])
+    mixed = spec.op("AddV2", [rng.choice(head), stopped])
+    spec.target = spec.op("Mean", [spec.op("AddN", [*head, mixed])])
+    return spec
+
+
+def emulated_live_fn(flow: Flow, spent: list[float]):
+    """What TensorFlow answers: keys the targets have a gradient for (a backward walk
+    through differentiable ops, float and resource tensors). Its time goes to ``spent``."""
+
+    def live(targets, keys):
+        start = time.perf_counter()
+        alive: set = set()
+        stack = [t for t in targets if flow.is_differentiable(t)]
+        while stack:
+            k = stack.pop()
+            if k in alive:
+                continue
+            alive.add(k)
+            i = flow.producer.get(k)
+            if i is None:
+                continue
+            op = flow.ops[i]
+            if op.type in NOT_DIFFERENTIABLE:
+                continue
+            for t in op.inputs:
+                if t not in alive and (flow.is_differentiable(t) or t in flow.resources):
+                    stack.append(t)
+        result = {k for k in keys if k in alive}
+        spent.append(time.perf_counter() - start)
+        return result
+
+    return live
+
+
+def check_result(spec: Spec, result) -> None:
+    """The walk must find the ArgMax for the starved variables, StopGradient for the stopped
+    one, and no path for the unused ones: a fast wrong answer is no benchmark."""
+    by_op = {(c.kind, c.op): c.sources for c in result.cuts}
+    argmax = by_op.get((BOUNDARY, spec.argmax_op))
+    assert argmax == set(spec.starved), f"ArgMax cut: {len(argmax or ())} of {len(spec.starved)} sources"
+    assert by_op.get((BLOCK, spec.stop_op)) == {spec.stopped}, "StopGradient cut not found"
+    assert result.unreached == set(spec.unused), "unreached sources wrong"
+
+
+def measure(n_ops: int, width: int, reps: int) -> dict:
+    spec = make_graph(n_ops, width)
+    builds, walks, lives, totals = [], [], [], []
+    for _ in range(reps):
+        flow, build_s = spec.build()
+        sources = [*spec.starved, spec.stopped, *spec.unused]
+        spent: list[float] = []
+        gc.collect()
+        start = time.perf_counter()
+        result = find_cuts(flow, [spec.target], sources, emulated_live_fn(flow, spent))
+        total = time.perf_counter() - start
+        check_result(spec, result)
+        builds.append(build_s)
+        totals.append(total)
+        lives.append(sum(spent))
+        walks.append(total - sum(spent))
+    edges = sum(len(op.inputs) for op in flow.ops)
+    return {
+        "ops": len(flow.ops),
+        "edges": edges,
+        "width": width,
+        "sources": len(sources),
+        "starved": len(spec.starved) + 1,
+        "build_s": median(builds),
+        "walk_s": median(walks),
+        "live_s": median(lives),
+        "find_cuts_s": median(totals),
+        "walk_spread": walks,
+    }
+
+
+def run(sizes: list[int], reps: int, shapes: dict[str, int] | None = None) -> dict:
+    shapes = shapes or {"layered": 16, "chain": 1}
+    rows = []
+    figures: list[Figure] = []
+    for shape, width in shapes.items():
+        shape_rows = []
+        for n in sizes:
+            row = measure(n, width, reps)
+            row["shape"] = shape
+            shape_rows.append(row)
+            rows.append(row)
+        smallest, largest = shape_rows[0], shape_rows[-1]
+        per_op_small = smallest["walk_s"] / smallest["ops"]
+        per_op_large = largest["walk_s"] / largest["ops"]
+        growth = per_op_large / per_op_small
+        exponent = math.log(largest["walk_s"] / smallest["walk_s"]) / math.log(largest["ops"] / smallest["ops"])
+        figures.append(
+            Figure(
+                name=f"cut walk, {shape}, {largest['ops']:,} ops ({largest['starved']} starved variables)",
+                value=largest["walk_s"],
+                unit="s",
+                baseline_name=f"the same walk at {smallest['ops']:,} ops, scaled linearly",
+                baseline=per_op_small * largest["ops"],
+                ratio=growth,
+                target="< 1 s, time per op growing < 2x over the sizes (linear)",
+                met=largest["walk_s"] < 1.0 and growth < 2.0,
+                reps=reps,
+                spread=largest["walk_spread"],
+                notes=f"growth exponent {exponent:.2f} (1.0 = linear)",
+            )
+        )
+        figures.append(
+            Figure(
+                name=f"Flow construction, {shape}, {largest['ops']:,} ops",
+                value=largest["build_s"],
+                unit="s",
+                baseline_name=f"construction at {smallest['ops']:,} ops, scaled linearly",
+                baseline=smallest["build_s"] / smallest["ops"] * largest["ops"],
+                ratio=(largest["build_s"] / largest["ops"]) / (smallest["build_s"] / smallest["ops"]),
+                target="linear (report)",
+                met=None,
+                reps=reps,
+            )
+        )
+    return {"benchmark": "scaling", "rows": rows, "figures": [f.to_json() for f in figures]}
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="1000,10000,100000")
+    parser.add_argument("--reps", type=int, default=5)
+    parser.add_argument("--json", action="store_true", help="print the result as one JSON line")
+    args = parser.parse_args(argv)
+    out = run([int(s) for s in args.sizes.split(",")], args.reps)
+    if args.json:
+        print(json.dumps(out))
+        return
+    for row in out["rows"]:
+        print(
+            f"{row['shape']:8s} {row['ops']:>7,} ops {row['edges']:>7,} edges {row['starved']:>5} starved  "
+            f"build {fmt_seconds(row['build_s']):>9}  walk {fmt_seconds(row['walk_s']):>9}  "
+            f"(+ emulated liveness {fmt_seconds(row['live_s'])})"
+        )
+
+
+if __name__ == "__main__":
+    main()

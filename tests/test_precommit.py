@@ -1,0 +1,144 @@
+"""The pre-commit hooks, for real: a throwaway project repository whose
+``.pre-commit-config.yaml`` points at a committed copy of this working tree (pre-commit
+installs a hook repository at a commit, so uncommitted files would be invisible), and
+``pre-commit run``.
+
+The static hook gets its own environment, built by pre-commit from this pyproject (click and
+numpy from PyPI, no TensorFlow); it is built once per test session. The trace hook runs the
+``gradcheck`` of the environment the tests run in.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT
+
+BIN = Path(sys.executable).parent
+PRE_COMMIT = shutil.which("pre-commit", path=str(BIN)) or shutil.which("pre-commit")
+pytestmark = pytest.mark.skipif(PRE_COMMIT is None or shutil.which("git") is None, reason="needs pre-commit and git")
+
+GIT_ENV = {
+    "GIT_AUTHOR_NAME": "gradcheck tests",
+    "GIT_AUTHOR_EMAIL": "tests@gradcheck.invalid",
+    "GIT_COMMITTER_NAME": "gradcheck tests",
+    "GIT_COMMITTER_EMAIL": "tests@gradcheck.invalid",
+    "GIT_CONFIG_GLOBAL": os.devnull,
+    "GIT_CONFIG_NOSYSTEM": "1",
+}
+
+STEP = """\
+import keras
+import numpy as np
+import tensorflow as tf
+
+model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(3)])
+optimizer = keras.optimizers.SGD(0.1)
+states = np.random.rand(16, 4).astype("float32")
+actions = np.random.randint(0, 3, size=16)
+targets = np.random.rand(16).astype("float32")
+
+with tf.GradientTape() as tape:
+    q = model(states)
+    {selection}
+    loss = tf.reduce_mean(tf.square(targets - q_action))
+grads = tape.gradient(loss, model.trainable_variables)
+optimizer.apply_gradients(zip(grads, model.trainable_variables))
+"""
+BROKEN = STEP.format(selection="q_action = tf.cast(tf.argmax(q, axis=1), tf.float32)")
+FIXED = STEP.format(selection="q_action = tf.gather(q, actions, batch_dims=1)")
+HELPER = "import tensorflow as tf\n\n\ndef double(x):\n    return tf.round(x) * 2\n"
+
+
+def _run(args: list[str], cwd: Path, env: dict[str, str] | None = None, timeout: float = 300):
+    return subprocess.run(
+        args, cwd=cwd, env={**os.environ, **GIT_ENV, **(env or {})}, capture_output=True, text=True, timeout=timeout
+    )
+
+
+def _git(cwd: Path, *args: str) -> None:
+    result = _run(["git", *args], cwd)
+    assert result.returncode == 0, result.stderr
+
+
+@pytest.fixture(scope="module")
+def hook_repo(tmp_path_factory) -> Path:
+    """What pre-commit installs from: the package and the hooks manifest, committed."""
+    repo = tmp_path_factory.mktemp("hook-repo") / "gradcheck"
+    shutil.copytree(ROOT / "gradcheck", repo / "gradcheck", ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    for name in ("pyproject.toml", ".pre-commit-hooks.yaml", "README.md", "LICENSE"):
+        if (ROOT / name).exists():
+            shutil.copy2(ROOT / name, repo / name)
+    _git(repo, "init", "-q")
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-q", "-m", "snapshot of the working tree")
+    return repo
+
+
+@pytest.fixture(scope="module")
+def pre_commit_home(tmp_path_factory) -> Path:
+    return tmp_path_factory.mktemp("pre-commit-home")
+
+
+def _project(path: Path, hook_repo: Path, files: dict[str, str]) -> Path:
+    path.mkdir()
+    _git(path, "init", "-q")
+    rev = _run(["git", "rev-parse", "HEAD"], hook_repo).stdout.strip()
+    config = f"repos:\n  - repo: {hook_repo}\n    rev: {rev}\n    hooks:\n      - id: gradcheck\n      - id: gradcheck-trace\n"
+    (path / ".pre-commit-config.yaml").write_text(config)
+    for name, text in files.items():
+        (path / name).write_text(text)
+    _git(path, "add", "-A")
+    return path
+
+
+def _pre_commit_run(project: Path, hook: str, home: Path):
+    env = {"PRE_COMMIT_HOME": str(home), "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"}
+    return _run([PRE_COMMIT, "run", hook, "--all-files", "--color", "never"], project, env)
+
+
+def test_static_hook_fails_on_the_broken_step_and_passes_on_the_fixed_one(tmp_path, hook_repo, pre_commit_home):
+    project = _project(tmp_path / "project", hook_repo, {"train.py": BROKEN})
+    broken = _pre_commit_run(project, "gradcheck", pre_commit_home)
+    output = broken.stdout + broken.stderr
+    assert broken.returncode == 1, output
+    assert "train.py:13:" in output and "GC101" in output
+
+    (project / "train.py").write_text(FIXED)
+    _git(project, "add", "-A")
+    fixed = _pre_commit_run(project, "gradcheck", pre_commit_home)
+    assert fixed.returncode == 0, fixed.stdout + fixed.stderr
+
+    # The hook's environment holds gradcheck and its two dependencies, not TensorFlow.
+    packages = pre_commit_home.glob("repo*/py_env-*/lib/python*/site-packages/*")
+    installed = {p.name.split("-")[0].lower() for p in packages}
+    assert {"gradcheck", "click", "numpy"} <= installed
+    assert not installed & {"tensorflow", "tensorflow_cpu", "keras"}
+
+
+def test_trace_hook_runs_only_training_files(tmp_path, hook_repo, pre_commit_home):
+    pytest.importorskip("tensorflow")
+    project = _project(tmp_path / "project", hook_repo, {"train.py": BROKEN, "helper.py": HELPER})
+    result = _pre_commit_run(project, "gradcheck-trace", pre_commit_home)
+    output = result.stdout + result.stderr
+    assert result.returncode == 1, output
+    assert "train.py:13:" in output and "GC101" in output
+    assert "helper.py" not in output  # not training code: skipped, not run
+    assert "1 finding in 1 file" in output
+
+
+def test_hook_manifest_pins_what_the_hooks_need():
+    yaml = pytest.importorskip("yaml")
+    hooks = {hook["id"]: hook for hook in yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())}
+    static, trace = hooks["gradcheck"], hooks["gradcheck-trace"]
+    assert (static["language"], static["entry"], static["types"]) == ("python", "gradcheck --static", ["python"])
+    assert (trace["language"], trace["types"], trace["require_serial"]) == ("system", ["python"], True)
+    assert "--training-only" in trace["entry"].split()
+    assert static["minimum_pre_commit_version"] == trace["minimum_pre_commit_version"]
+    assert "- id: gradcheck-trace" in (ROOT / "docs" / "pre-commit.md").read_text()

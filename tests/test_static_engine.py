@@ -1,0 +1,220 @@
+"""The static engine: exact on the fixture files, the rule examples, the real-world cases and
+the examples; silent on every look-alike that trains correctly; robust on any input.
+
+Fixture files mark each culprit line with ``# expect: GC1xx`` (the rule examples' syntax);
+the findings must be exactly those (line, code) pairs.
+"""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from gradcheck.findings import CHECKED, ERROR
+from gradcheck.rules import all_rules, get_rule
+from gradcheck.rules._base import Example
+from gradcheck.static import check_file, check_source
+from gradcheck.static.engine import STATIC_NOTE
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = ROOT / "tests" / "fixtures" / "static"
+#: The causes the static engine reports; the others need a run (GC108, GC110-GC116).
+STATIC_CODES = {"GC101", "GC102", "GC103", "GC104", "GC105", "GC106", "GC107", "GC109"}
+
+
+def expected(source: str) -> list[tuple[int, str]]:
+    return sorted(Example("", "", source).expected)
+
+
+def found(source: str, path: str = "example.py") -> list[tuple[int, str]]:
+    return sorted((f.line, f.code) for f in check_source(source, path))
+
+
+def _params(paths) -> list:
+    return [pytest.param(p, id=p.relative_to(ROOT).as_posix()) for p in sorted(paths)]
+
+
+@pytest.mark.parametrize("path", _params(FIXTURES.glob("broken/*.py")))
+def test_broken_fixture_is_exact(path):
+    source = path.read_text(encoding="utf-8")
+    assert expected(source), "a broken fixture must mark its culprits"
+    assert found(source, str(path)) == expected(source)
+
+
+@pytest.mark.parametrize("path", _params(FIXTURES.glob("clean/*.py")))
+def test_clean_fixture_is_silent(path):
+    findings = check_source(path.read_text(encoding="utf-8"), str(path))
+    assert not findings, [f"{f.line}: {f.code} {f.message}" for f in findings]
+
+
+def _rule_examples() -> list:
+    out = []
+    for rule in all_rules():
+        for kind, examples in (("invalid", rule.invalid), ("valid", rule.valid)):
+            for n, example in enumerate(examples):
+                out.append(pytest.param(example, id=f"{rule.code}-{kind}-{n}"))
+    return out
+
+
+@pytest.mark.parametrize("example", _rule_examples())
+def test_rule_examples(example):
+    """Every statically visible cause in the rules' examples is found at its line, and
+    nothing else is reported (the other causes are left to the trace engine)."""
+    got = found(example.source)
+    marked = expected(example.source)
+    assert set(got) <= set(marked), f"not expected: {sorted(set(got) - set(marked))}"
+    assert {m for m in marked if m[1] in STATIC_CODES} <= set(got)
+
+
+def _realworld(kind: str) -> list:
+    paths: dict[str, Path] = {}
+    for base in (ROOT / "tests" / "realworld", ROOT.parent / "shared" / "realworld"):
+        for path in sorted((base / kind).glob("*.py")):
+            paths.setdefault(path.name, path)
+    return [pytest.param(p, id=p.stem) for p in paths.values()]
+
+
+@pytest.mark.parametrize("script", _realworld("cases"))
+def test_realworld_case(script):
+    truth = json.loads(script.with_suffix(".json").read_text(encoding="utf-8"))
+    findings = check_source(script.read_text(encoding="utf-8"), str(script))
+    assert {f.code for f in findings} <= set(truth["expect_codes"])
+    if set(truth["expect_codes"]) & STATIC_CODES:
+        assert truth["culprit_line"] in {f.line for f in findings}
+
+
+@pytest.mark.parametrize("script", _realworld("clean"))
+def test_realworld_control(script):
+    assert not check_source(script.read_text(encoding="utf-8"), str(script))
+
+
+@pytest.mark.parametrize("path", _params((ROOT / "examples").rglob("*.py")))
+def test_examples(path):
+    """``gradcheck --static examples/``: each broken file's statically visible cause is
+    found at its ``# expect:`` line (the gallery's marks); fixed files give nothing."""
+    source = path.read_text(encoding="utf-8")
+    got = found(source, str(path))
+    if path.stem.endswith("_fixed"):
+        assert not got
+    marked = expected(source)
+    if marked:
+        assert set(got) <= set(marked)
+        assert {m for m in marked if m[1] in STATIC_CODES} <= set(got)
+
+
+# --- what a finding says ------------------------------------------------------------
+
+DQN = textwrap.dedent(
+    """\
+    import keras
+    import tensorflow as tf
+
+
+    class QNetwork(keras.Model):
+        def train_step(self, data):
+            x, y = data
+            with tf.GradientTape() as tape:
+                y_pred = self(x, training=True)
+                metric = tf.math.argmin(y_pred, axis=1)
+                loss = keras.losses.mean_squared_error(y, metric)
+            grads = tape.gradient(loss, self.trainable_variables)
+            return {"loss": loss}
+    """
+)
+
+
+def test_finding_fields_match_the_trace_engine_vocabulary():
+    (finding,) = check_source(DQN, "dqn.py")
+    rule = get_rule("GC101")
+    assert (finding.code, finding.name, finding.severity) == ("GC101", rule.name, "error")
+    assert (finding.path, finding.line, finding.column) == ("dqn.py", 10, 22)
+    assert (finding.end_line, finding.end_column) == (10, 52)  # the whole call, end exclusive
+    assert finding.call == "tf.math.argmin"
+    assert finding.variables == ["self"]
+    assert finding.message == rule.format_message(call="tf.math.argmin", variables="the variables of self")
+    assert finding.fix == rule.fix_text(arg="y_pred")
+    assert "tf.gather(y_pred, actions, batch_dims=1)" in finding.fix
+    assert finding.notes[-1] == STATIC_NOTE
+    assert any("self(...) (line 9)" in note for note in finding.notes)
+    assert finding.op is None and finding.chain == []
+
+
+def test_columns_count_characters_not_bytes():
+    source = DQN.replace("metric = tf.math.argmin", "métrique = tf.math.argmin").replace("(y, metric)", "(y, métrique)")
+    (finding,) = check_source(source, "dqn.py")
+    line = source.splitlines()[finding.line - 1]
+    assert line[finding.column - 1 : finding.end_column - 1] == "tf.math.argmin(y_pred, axis=1)"
+
+
+def test_one_finding_per_culprit_with_every_starved_source():
+    source = textwrap.dedent(
+        """\
+        import tensorflow as tf
+
+        a = tf.Variable(1.0, name="a")
+        b = tf.Variable(2.0, name="b")
+        with tf.GradientTape() as tape:
+            loss = tf.round(a * b)
+        grads = tape.gradient(loss, [a, b])
+        """
+    )
+    (finding,) = check_source(source, "vars.py")
+    assert finding.variables == ["a", "b"]
+    assert "2 variables (a, b)" in finding.message
+
+
+def test_check_file_reports_unreadable_files_instead_of_raising(tmp_path):
+    missing = check_file(str(tmp_path / "missing.py"))
+    assert missing.status == ERROR and missing.error.code == "GC901"
+    broken = tmp_path / "broken.py"
+    broken.write_text("def f(:\n    pass\n")
+    assert check_file(str(broken)).error.code == "GC901"
+    binary = tmp_path / "binary.py"
+    binary.write_bytes(b"\xff\xfe\x00\x00garbage")
+    assert check_file(str(binary)).status == ERROR
+    fine = tmp_path / "fine.py"
+    fine.write_text(DQN)
+    result = check_file(str(fine))
+    assert result.status == CHECKED and [f.code for f in result.findings] == ["GC101"]
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "",
+        "x = (",
+        "import tensorflow as tf\nwith tf.GradientTape() as tape:\n    pass\ntape.gradient()\n",
+        "import tensorflow as tf\ndef f(tape):\n    return tape.gradient(*[], **{})\n",
+        "gradient = lambda: gradient()\ngradient()\n",
+        "class A(A): pass\nA().fit()\n",
+        "def f(): return f()\nwith tf.GradientTape() as t:\n    y = f()\nt.gradient(y, f())\n",
+        "import tensorflow as tf\nwith tf.GradientTape() as t:\n    for x in x: x = x(x)\nt.gradient(x, x)\n",
+    ],
+)
+def test_odd_code_never_raises(source):
+    assert check_source(source, "odd.py") == []
+
+
+def test_deep_and_large_code_stays_bounded():
+    chain = "x = model(x)\n" + "x = tf.round(x) + x\n" * 3000
+    source = "import tensorflow as tf\nwith tf.GradientTape() as tape:\n" + textwrap.indent(chain, "    ")
+    source += "tape.gradient(x, model.trainable_variables)\n"
+    assert check_source(source, "big.py") == []
+    nested = "import tensorflow as tf\n" + "f(" * 5000 + ")" * 5000 + "\ntape.gradient(x, y)\n"
+    assert check_source(nested, "nested.py") == []
+
+
+@pytest.mark.filterwarnings("ignore::SyntaxWarning")
+def test_never_raises_on_generated_programs():
+    hypothesis = pytest.importorskip("hypothesis")
+    hypothesmith = pytest.importorskip("hypothesmith")
+
+    @hypothesis.settings(max_examples=150, deadline=None, suppress_health_check=list(hypothesis.HealthCheck))
+    @hypothesis.given(hypothesmith.from_grammar())
+    def check(source):
+        check_source("import tensorflow as tf\n" + source + "\ntape.gradient(loss, model.trainable_variables)\n")
+
+    check()
