@@ -76,7 +76,7 @@ def render(recipe: Recipe, with_cut: bool) -> tuple[str, int | None, list[str]]:
             names.append((name, LAYERS[kind][1]))
         out = f"h{h}_out"
         lines.append(f"{out} = keras.layers.Dense(1, name={out!r})")
-        head_names.append(names + [(out, ("kernel", "bias"))])
+        head_names.append([*names, (out, ("kernel", "bias"))])
     if recipe.embedding:
         lines.append("x = np.random.randint(0, 12, size=(4, 6))")
     else:
