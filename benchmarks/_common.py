@@ -108,7 +108,11 @@ def _dist_version(name: str) -> str | None:
 def machine() -> dict:
     """What the figures were measured on (no TensorFlow import: versions from metadata)."""
     cpu = next(
-        (line.split(":", 1)[1].strip() for line in _read("/proc/cpuinfo").splitlines() if line.startswith("model name")),
+        (
+            line.split(":", 1)[1].strip()
+            for line in _read("/proc/cpuinfo").splitlines()
+            if line.startswith("model name")
+        ),
         platform.processor() or platform.machine(),
     )
     mem_kb = next(

@@ -28,9 +28,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks._common import Figure, fmt_seconds, median  # noqa: E402
-from gradcheck.trace.cuts import BLOCK, BOUNDARY, find_cuts  # noqa: E402
-from gradcheck.trace.dataflow import Flow  # noqa: E402
+from benchmarks._common import Figure, fmt_seconds, median
+from gradcheck.trace.cuts import BLOCK, BOUNDARY, find_cuts
+from gradcheck.trace.dataflow import Flow
 
 FLOAT_OPS = ("MatMul", "AddV2", "Mul", "Relu", "BiasAdd", "Tanh", "Sub", "Sigmoid")
 NOT_DIFFERENTIABLE = frozenset({"ArgMax", "Cast", "StopGradient", "Shape"})

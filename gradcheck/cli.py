@@ -194,6 +194,9 @@ def main(
             click.echo(f"\r[{done}/{total}] {path}"[:100].ljust(100), err=True, nl=done == total)
 
     report = check_targets(list(paths), cfg, options, progress=progress)
+    if not report.files:
+        click.echo(f"gradcheck: no Python files to check in {', '.join(paths)}", err=True)
+        sys.exit(EXIT_ERROR)
     output = render(report, fmt, color=use_color)
     if output:
         click.echo(output, nl=False)

@@ -184,25 +184,84 @@ def test_step_function_called_from_a_loop_stops_after_the_budget(run_script):
 def test_the_checked_step_applies_no_update(run_script):
     source = textwrap.dedent(
         """\
+        import builtins
+
         import keras
         import numpy as np
 
         model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(1)])
-        before = [w.copy() for w in model.get_weights()]
+        builtins._gradcheck_test = (model, [w.copy() for w in model.get_weights()])
         model.compile(optimizer=keras.optimizers.SGD(1.0), loss="mse")
         model.fit(np.random.rand(32, 4).astype("float32"), np.random.rand(32, 1).astype("float32"), batch_size=8, verbose=0)
         """
     )
-    import keras
+    import builtins
 
-    keras.backend.clear_session()
+    import numpy as np
+
     result = run_script(source)
+    model, before = builtins.__dict__.pop("_gradcheck_test")
     assert result.findings == [] and result.steps_checked == 1
-    # The script stopped at the second step; the first one must not have moved the weights.
-    import sys
+    for old, new in zip(before, model.get_weights()):
+        np.testing.assert_array_equal(old, new)  # SGD(1.0) would have moved them
 
-    main = sys.modules.get("__main__")
-    assert main is not None
+
+def test_file_build_function_forms(tmp_path):
+    from tests.conftest import run_cli
+
+    (tmp_path / "library.py").write_text(
+        textwrap.dedent(
+            """\
+            import keras
+            import numpy as np
+            import tensorflow as tf
+
+
+            class Net(keras.Model):
+                def __init__(self):
+                    super().__init__()
+                    self.dense = keras.layers.Dense(2, name="dense")
+
+                def call(self, x):
+                    return self.dense(x)
+
+                def train_step(self, data):
+                    x, y = data
+                    with tf.GradientTape() as tape:
+                        loss = tf.reduce_mean(tf.square(tf.round(self(x)) - y))
+                    grads = tape.gradient(loss, self.trainable_variables)
+                    self.optimizer.apply_gradients(zip(grads, self.trainable_variables))
+                    return {"loss": loss}
+
+
+            def build():
+                model = Net()
+                model.compile(optimizer="sgd")
+                return model, (np.ones((4, 3), "float32"), np.ones((4, 2), "float32"))
+
+
+            def build_step():
+                w = tf.Variable(1.0, name="w")
+
+                def step():
+                    with tf.GradientTape() as tape:
+                        loss = tf.floor(w * 3.0)
+                    return tape.gradient(loss, w)
+
+                return step
+            """
+        )
+    )
+    proc = run_cli("--format", "json", f"{tmp_path}/library.py::build", f"{tmp_path}/library.py::build_step", "-j", "2")
+    import json
+
+    files = json.loads(proc.stdout)["files"]
+    assert [[f["code"] for f in r["findings"]] for r in files] == [["GC102"], ["GC102"]]
+    assert proc.returncode == 1
+
+    proc = run_cli(str(tmp_path / "library.py"))
+    assert proc.returncode == 2
+    assert "GC902" in proc.stdout and "library.py::build" in proc.stdout
 
 
 def test_no_gradient_reached_is_gc902(run_script):

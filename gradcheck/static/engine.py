@@ -138,7 +138,9 @@ def _findings(program: Program, checks: list[Check], path: str) -> list[Finding]
         target = check.target.flow
         if not target:
             continue
-        sources = set(check.sources.flow) | set(check.sources.models)
+        # A source is a model, or a variable or watched tensor as such: a tensor computed
+        # from a variable (``x2 = tf.Variable(2.0) + 1.0``) is not one (that is GC110's).
+        sources = {s for s, cuts in check.sources.flow.items() if not cuts} | set(check.sources.models)
         if sources:
             groups = []
             for source in sorted(sources):

@@ -25,7 +25,7 @@ MAX_LOOP = 3  # passes over a loop body before its state is taken as the fixpoin
 _METADATA = frozenset(("shape", "dtype", "ndim", "name", "device", "rank", "graph", "op"))
 #: Attributes of a model that read its variables.
 _MODEL_VARIABLES = frozenset(
-    ("trainable_variables", "trainable_weights", "variables", "weights", "non_trainable_variables", "losses")
+    ("trainable_variables", "trainable_weights", "variables", "weights", "non_trainable_variables")
 )
 #: Methods that add a value into their receiver (a list, dict, deque or set).
 _MUTATORS = frozenset(("append", "extend", "insert", "appendleft", "add", "update", "setdefault"))
@@ -339,12 +339,12 @@ class Interpreter:
 
     def assign(self, target: ast.AST, value: Value, scope: Scope) -> None:
         if isinstance(target, ast.Name):
-            scope.vars[target.id] = self.program.rename(value, target.id)
+            scope.vars[target.id] = self._named(value, target.id)
         elif isinstance(target, ast.Attribute):
             parts = dotted(target)
             if parts is not None:
                 key = ".".join(parts)
-                scope.vars[key] = self.program.rename(value, key)
+                scope.vars[key] = self._named(value, key)
         elif isinstance(target, (ast.Tuple, ast.List)):
             elts = target.elts
             starred = any(isinstance(e, ast.Starred) for e in elts)
@@ -359,6 +359,12 @@ class Interpreter:
             self._add_into(target.value, value, scope)
         elif isinstance(target, ast.Starred):
             self.assign(target.value, value, scope)
+
+    def _named(self, value: Value, name: str) -> Value:
+        """A new model or variable takes the name it is assigned to in the region; inside a
+        called function it stays fresh, so that ``gen = make_model()`` names it ``gen``
+        rather than the factory's local ``model``."""
+        return self.program.rename(value, name) if self.depth == 0 else value
 
     def _add_into(self, node: ast.AST, value: Value, scope: Scope) -> None:
         """``xs.append(v)``, ``d[k] = v``: the container may now hold ``v``."""
@@ -414,6 +420,7 @@ class Interpreter:
             return Value(ref=TapeRef(None))
         if model_name(name):
             self.program.kinds.setdefault(name, "model")
+            self.program.guessed.add(name)
             return Value(models=frozenset((name,)))
         return EMPTY
 
@@ -440,7 +447,7 @@ class Interpreter:
                 return found
         if base.models:
             if attr in _MODEL_VARIABLES or attr == "layers":
-                return Value(flow=dict.fromkeys(base.models, LIVE), models=base.models)
+                return Value(flow=dict.fromkeys(base.models, LIVE), models=base.models, container=True)
             return EMPTY
         if base.qual is not None:
             return Value(qual=f"{base.qual}.{attr}")
@@ -825,7 +832,7 @@ class Interpreter:
         self, node: ast.Call, receiver: Value, attr: str, args: list[Value], kwargs: dict[str, Value], scope: Scope
     ) -> Value | None:
         program = self.program
-        if attr in ("predict", "predict_on_batch"):
+        if attr in ("predict", "predict_on_batch") and not self._maybe_own_method(receiver, attr):
             site = program.site(node, "GC105")
             flow = dict(cut_flow(flow_of([*args, *kwargs.values()]), site))
             for model in receiver.models:
@@ -847,6 +854,13 @@ class Interpreter:
         if attr == "add":  # Sequential.add: builds, computes nothing
             return EMPTY
         return None
+
+    def _maybe_own_method(self, receiver: Value, attr: str) -> bool:
+        """A model only guessed from its name (a parameter ``model``) may be an instance of
+        a class of this file that defines ``attr`` itself (a NumPy model's ``predict``)."""
+        if not receiver.models <= self.program.guessed:
+            return False
+        return any(self.program.find_method(cls, attr) for cls in self.program.classes.values())
 
     def _tape_method(
         self, node: ast.Call, tape: TapeRef, attr: str, args: list[Value], kwargs: dict[str, Value], scope: Scope

@@ -63,6 +63,7 @@ class Program:
     births: dict[str, ast.AST] = field(default_factory=dict)  # model origin -> its first call
     renames: dict[str, set[str]] = field(default_factory=dict)  # fresh token -> names it was given
     frozen: set[str] = field(default_factory=set)  # models and layers set ``trainable = False``
+    guessed: set[str] = field(default_factory=set)  # models known only by their name (``model``)
     trained: set[str] = field(default_factory=set)  # receivers of fit / compile / train_on_batch
     checks: list[Check] = field(default_factory=list)
     compiled: list[tuple[ast.Call, Value, frozenset]] = field(default_factory=list)  # (compile call, loss, models)

@@ -58,18 +58,30 @@ def find_cuts(flow: Flow, targets: list[Key], sources: Iterable[Key], live_fn: L
 
 def _find(flow: Flow, targets: list[Key], sources: set, live_fn: LiveFn, depth: int) -> CutResult:
     cone = flow.backward_cone(targets)
-    paths = {s: flow.forward_cone([s], within=cone) for s in sources}
-    unreached = {s for s in sources if not paths[s]}
+    # Which sources reach each op of the cone, all sources in one pass (bit i of an op's
+    # mask stands for the i-th source): one forward walk per source is O(sources x ops).
+    bits = {s: 1 << i for i, s in enumerate(sources)}
+    masks = flow.reach_masks(bits, cone)
+    reached = 0
+    for mask in masks.values():
+        reached |= mask
+    unreached = {s for s in sources if not reached & bits[s]}
     connected = sources - unreached
     if not connected:
         return CutResult([], unreached)
-    region: set[int] = set().union(*(paths[s] for s in connected))
+    region: set[int] = set(masks)
     target_set = set(targets)
     on_path: set[Key] = set(connected)
+    consumers = flow.consumers
     for i in region:
         for key in flow.ops[i].outputs:
-            if key in target_set or any(c in region for c in flow.consumers.get(key, ())):
+            if key in target_set:
                 on_path.add(key)
+                continue
+            for c in consumers.get(key, ()):
+                if c in region:
+                    on_path.add(key)
+                    break
     live = live_fn(targets, on_path)
     live |= {t for t in targets if flow.is_differentiable(t)}
 
@@ -78,25 +90,32 @@ def _find(flow: Flow, targets: list[Key], sources: set, live_fn: LiveFn, depth: 
     def add(kind: str, op: int, inputs: Iterable[Key] = ()) -> None:
         found.setdefault((kind, op), set()).update(inputs)
 
+    walked: tuple[set[int], set[int]] = (set(), set())  # this level's integer and out-of-tape walks
     for i in sorted(region):
         op = flow.ops[i]
-        if not any(k in live for k in op.outputs if k in on_path):
+        for k in op.outputs:
+            if k in live and k in on_path:
+                break
+        else:
             continue
         for t in op.inputs:
             if t in on_path and t not in live:
-                _classify(flow, t, i, region, on_path, add)
+                _classify(flow, t, i, region, on_path, add, walked)
     for t in targets:  # an integer loss: walk back from it like from an integer input
         if not flow.is_differentiable(t) and t in flow.producer and flow.producer[t] in region:
-            _walk_integer_region(flow, flow.producer[t], region, on_path, add)
+            _walk_integer_region(flow, flow.producer[t], region, on_path, add, walked)
 
     # An integer side input (a shape, an index, a where-condition) is no cut for a source
     # that also reaches the target through floats: its float path died of another cause.
-    float_path = {s for s in connected if _has_float_path(flow, s, region, target_set)}
+    float_path = 0
+    if any(kind == BOUNDARY for kind, _ in found):
+        float_path = _float_path_mask(flow, bits, connected, region, target_set)
     cuts: list[Cut] = []
     for (kind, culprit), inputs in found.items():
-        owners = {s for s in connected if culprit in paths[s]}
+        owner_mask = masks.get(culprit, 0)
         if kind == BOUNDARY:
-            owners -= float_path
+            owner_mask &= ~float_path
+        owners = {s for s in connected if owner_mask & bits[s]} if owner_mask else set()
         if not owners:
             continue
         if kind in (BLOCK, BOUNDARY) and inputs and depth < MAX_DEPTH:
@@ -119,24 +138,25 @@ def _find(flow: Flow, targets: list[Key], sources: set, live_fn: LiveFn, depth: 
     return CutResult(_merge(cuts), unreached)
 
 
-def _has_float_path(flow: Flow, source: Key, region: set[int], targets: set) -> bool:
-    """Whether ``source`` reaches a target through float (or written) tensors only."""
-    seen: set[int] = set()
-    stack = list(flow.consumers.get(source, ()))
-    while stack:
-        i = stack.pop()
-        if i in seen or i not in region:
-            continue
-        seen.add(i)
-        for key in flow.ops[i].outputs:
-            if key in targets:
-                return True
-            if flow.is_differentiable(key) or isinstance(key, WriteKey):
-                stack.extend(flow.consumers.get(key, ()))
-    return False
+def _float_path_mask(flow: Flow, bits: dict, connected: set, region: set[int], targets: set) -> int:
+    """The bits of the sources that reach a target through float (or written) tensors
+    only, for all sources in one pass."""
+    seeds = {s: bits[s] for s in connected}
+    blocked = {k for k, d in flow.differentiable.items() if not d and not isinstance(k, WriteKey)}
+    masks = flow.reach_masks(seeds, region, blocked)
+    out = 0
+    for i, mask in masks.items():
+        for k in flow.ops[i].outputs:
+            if k in targets:
+                out |= mask
+                break
+    return out
 
 
-def _classify(flow: Flow, t: Key, consumer: int, region: set[int], on_path: set[Key], add) -> None:
+def _classify(flow: Flow, t: Key, consumer: int, region: set[int], on_path: set[Key], add, walked: tuple) -> None:
+    """``walked`` holds the ops this level's earlier integer-region and out-of-tape walks
+    went through: what they lead to is already in ``add``, so a walk stops there and each
+    op is walked once per level (O(ops + edges), however many frontier edges)."""
     op = flow.ops[consumer]
     producer = flow.producer.get(t)
     if not op.recorded:
@@ -144,19 +164,19 @@ def _classify(flow: Flow, t: Key, consumer: int, region: set[int], on_path: set[
     elif isinstance(t, WriteKey):
         add(ASSIGN, flow.producer[t])
     elif producer is not None and not flow.ops[producer].recorded:
-        for entry in _outside_entries(flow, producer, region):
+        for entry in _outside_entries(flow, producer, region, walked):
             add(OUTSIDE, entry)
     elif producer is None or t in flow.resources:
         add(UNWATCHED, consumer)
     elif flow.is_differentiable(t):
         add(BLOCK, consumer, [t])
     else:
-        _walk_integer_region(flow, producer, region, on_path, add)
+        _walk_integer_region(flow, producer, region, on_path, add, walked)
 
 
-def _walk_integer_region(flow: Flow, start: int, region: set[int], on_path: set[Key], add) -> None:
+def _walk_integer_region(flow: Flow, start: int, region: set[int], on_path: set[Key], add, walked: tuple) -> None:
     """From an op producing an integer/bool tensor, find where floats became integers."""
-    seen: set[int] = set()
+    seen = walked[0]
     stack = [start]
     while stack:
         i = stack.pop()
@@ -165,7 +185,7 @@ def _walk_integer_region(flow: Flow, start: int, region: set[int], on_path: set[
         seen.add(i)
         op = flow.ops[i]
         if not op.recorded:
-            for entry in _outside_entries(flow, i, region):
+            for entry in _outside_entries(flow, i, region, walked):
                 add(OUTSIDE, entry)
             continue
         float_inputs = [k for k in op.inputs if k in on_path and flow.is_differentiable(k) and k not in flow.resources]
@@ -179,10 +199,12 @@ def _walk_integer_region(flow: Flow, start: int, region: set[int], on_path: set[
                     stack.append(flow.producer[key])
 
 
-def _outside_entries(flow: Flow, start: int, region: set[int]) -> list[int]:
+def _outside_entries(flow: Flow, start: int, region: set[int], walked: tuple) -> list[int]:
     """The earliest ops of the out-of-tape stretch ending at ``start``: where the forward
-    pass left (or never entered) the tape."""
-    entries, seen, stack = [], set(), [start]
+    pass left (or never entered) the tape. Ops an earlier call walked are not walked
+    again (their entries were returned then)."""
+    entries, stack = [], [start]
+    seen = walked[1]
     while stack:
         i = stack.pop()
         if i in seen:

@@ -71,18 +71,24 @@ class Flow:
     ) -> Op:
         index = len(self.ops)
         inputs = tuple(inputs) if type not in VALUE_INDEPENDENT else ()
-        if tag != TAG_ASSIGN:
+        last_write = self._last_write
+        if last_write and tag != TAG_ASSIGN:
             # A read of a variable after an in-tape assignment depends on what was written.
-            writes = tuple(self._last_write[k] for k in inputs if k in self._last_write)
+            writes = tuple(last_write[k] for k in inputs if k in last_write)
             inputs = inputs + writes
         op = Op(index, type, inputs, tuple(outputs), recorded, site, tag, name, attrs or {})
         self.ops.append(op)
         # An assignment's first input names the variable written, it is not data read.
-        data_inputs = op.inputs[1:] if tag == TAG_ASSIGN else op.inputs
-        for key in data_inputs:
-            self.consumers.setdefault(key, []).append(index)
+        consumers = self.consumers
+        for key in inputs[1:] if tag == TAG_ASSIGN else inputs:
+            users = consumers.get(key)
+            if users is None:
+                consumers[key] = [index]
+            else:
+                users.append(index)
+        producer = self.producer
         for key in op.outputs:
-            self.producer[key] = index  # a later record of the same tensor wins, as on the tape
+            producer[key] = index  # a later record of the same tensor wins, as on the tape
         if tag == TAG_ASSIGN and recorded and op.inputs:
             handle = op.inputs[0]
             write = WriteKey(handle, index)
@@ -126,6 +132,49 @@ class Flow:
                     if j not in seen:
                         stack.append(j)
         return seen
+
+    def reach_masks(self, seeds: dict[Key, int], within: set[int], blocked: set | None = None) -> dict[int, int]:
+        """Many ``forward_cone`` walks in one pass: ``seeds`` maps each start key to a bit
+        (an ``int`` mask); the result maps every op of ``within`` that some start reaches
+        to the mask of the starts reaching it. Keys in ``blocked`` carry no reach on. One
+        pass is O(ops + edges) big-int ORs however many starts, where one ``forward_cone``
+        per start would be O(starts x (ops + edges)).
+
+        Ops are visited in index order, which is execution order; an edge against it (an
+        op recorded after its consumer, as a recovered variable read is) costs one more pass.
+        """
+        ops, consumers = self.ops, self.consumers
+        order = sorted(within)
+        masks: dict[int, int] = {}
+        key_mask: dict[Key, int] = dict(seeds)
+        get = key_mask.get
+        while True:
+            again = False
+            for j in order:
+                op = ops[j]
+                mask = 0
+                for key in op.inputs[1:] if op.tag == TAG_ASSIGN else op.inputs:
+                    m = get(key)
+                    if m is not None:
+                        mask |= m
+                if not mask or masks.get(j) == mask:
+                    continue
+                masks[j] = mask
+                for key in op.outputs:
+                    if blocked is not None and key in blocked:
+                        continue
+                    old = get(key)
+                    if old is None:
+                        key_mask[key] = mask
+                    elif old | mask != old:
+                        key_mask[key] = old | mask
+                    else:
+                        continue
+                    users = consumers.get(key)
+                    if users and users[0] < j:  # consumed before it is (re)produced
+                        again = True
+            if not again:
+                return masks
 
     def path(self, source: Key, via: int, targets: Iterable[Key], region: set[int]) -> list[int]:
         """A shortest op path source → … → ops[via] → … → a target, inside ``region``."""

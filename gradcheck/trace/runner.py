@@ -65,15 +65,7 @@ def run_file(
         pass
     except SystemExit as exit_:
         if not session.gradient_calls:
-            code = exit_.code
-            if code in (None, 0):
-                result.error = CheckError(
-                    "GC902", f"the script exited (sys.exit({code!r})) before computing any gradient"
-                )
-            else:
-                result.error = CheckError(
-                    "GC901", f"the script exited with sys.exit({code!r}) before computing any gradient"
-                )
+            result.error = _exit_reason(exit_, abspath)
     except KeyboardInterrupt:
         raise
     except BaseException as error:  # noqa: BLE001 - every failure becomes a one-line reason
@@ -137,6 +129,19 @@ def _script_failed(result: FileResult, session: Session, error: BaseException, a
     result.error = CheckError("GC901", one_line_reason(error))
 
 
+def _exit_reason(exit_: SystemExit, abspath: str) -> CheckError:
+    code = exit_.code
+    if any(frame.f_code.co_filename.endswith("argparse.py") for frame, _ in traceback.walk_tb(exit_.__traceback__)):
+        return CheckError(
+            "GC901",
+            f"the script needs command-line arguments (argparse exited with {code!r}); gradcheck runs it as "
+            f"`python {os.path.basename(abspath)}`: give the arguments defaults, or check a function with FILE::build",
+        )
+    if code in (None, 0):
+        return CheckError("GC902", f"the script exited (sys.exit({code!r})) before computing any gradient")
+    return CheckError("GC901", f"the script exited with sys.exit({code!r}) before computing any gradient")
+
+
 def one_line_reason(error: BaseException) -> str:
     """``ValueError: bad shape (at train.py:12)``: the exception and the user's line."""
     where = ""
@@ -149,6 +154,8 @@ def one_line_reason(error: BaseException) -> str:
         return f"SyntaxError: {error.msg} (at {os.path.relpath(error.filename or '?')}:{error.lineno})"
     if isinstance(error, ModuleNotFoundError):
         return f"the script imports {error.name!r}, which is not installed{where}"
+    if isinstance(error, EOFError):
+        return f"the script reads standard input, which is empty under gradcheck{where}"
     return f"the script raised {type(error).__name__}: {text}{where}".rstrip(": ")
 
 
@@ -167,8 +174,18 @@ def _no_gradient_message(abspath: str, function: str | None) -> str:
 
 
 def _relative(findings, abspath: str, shown: str):
-    """Copies of the findings; those in the checked file carry the path as the user gave it."""
-    return [
-        dataclasses.replace(f, path=shown) if os.path.abspath(f.path) == abspath else dataclasses.replace(f)
-        for f in findings
-    ]
+    """Copies of the findings; those in the checked file carry the path as the user gave it,
+    others (a helper module beside it) a path relative to the working directory."""
+    out = []
+    for f in findings:
+        path = os.path.abspath(f.path)
+        if path == abspath:
+            out.append(dataclasses.replace(f, path=shown))
+        else:
+            rel = os.path.relpath(path, _START_DIR)
+            out.append(dataclasses.replace(f, path=f.path if rel.startswith("..") else rel))
+    return out
+
+
+#: The working directory when gradcheck started (a script may chdir away).
+_START_DIR = os.getcwd()

@@ -1,0 +1,271 @@
+"""Throughput of the static engine (``gradcheck --static``) in lines per second, against
+``ast.parse`` alone and against pylint, on the same files.
+
+Corpora: the Python standard library (``sysconfig.get_paths()["stdlib"]``, everything but
+site-packages) and the installed ``keras`` package (training code: many files ask for
+gradients). Files that do not decode or parse are skipped. "Lines" are physical lines
+(blank and comment lines included), the same count for every tool.
+
+Timed, each over the whole corpus, ``--reps`` times (median):
+
+- ``ast.parse(source)`` alone on sources already in memory (the baseline);
+- ``gradcheck.static.check_source(source, path)`` on the same sources (the engine);
+- ``gradcheck.static.check_file(path)`` (what ``gradcheck --static`` runs per file: read,
+  decode, parse, analyse), against read + ``ast.parse`` of the same files;
+- pylint (default checks, ``--jobs=1``, in this process, imports excluded) on a fixed
+  subset of the keras corpus, once, and the engine on that subset.
+
+    python benchmarks/bench_static.py [--smoke] [--reps 3] [--no-pylint] [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import contextlib
+import gc
+import io
+import json
+import os
+import sys
+import sysconfig
+import time
+import tokenize
+import warnings
+from importlib.util import find_spec
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from benchmarks._common import Figure, fmt_value, median
+from gradcheck.static import _MAY_TRAIN as MAY_TRAIN
+from gradcheck.static import check_file, check_source
+
+PYLINT_LINES = 15_000  # size of the pylint subset (full run)
+
+
+def corpus_files(name: str) -> list[str]:
+    if name == "stdlib":
+        root = sysconfig.get_paths()["stdlib"]
+        skip = {"site-packages", "dist-packages", "__pycache__"}
+    else:
+        spec = find_spec(name)  # no import: keras would import TensorFlow
+        if spec is None or not spec.submodule_search_locations:
+            return []
+        root = list(spec.submodule_search_locations)[0]
+        skip = {"__pycache__"}
+    out = []
+    for directory, dirs, files in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if d not in skip)
+        out += [os.path.join(directory, f) for f in sorted(files) if f.endswith(".py")]
+    return out
+
+
+def load(paths: list[str]) -> list[tuple[str, str, int]]:
+    """(path, source, lines) of every file that decodes and parses."""
+    out = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # invalid escape sequences in old files
+        for path in paths:
+            try:
+                with tokenize.open(path) as fh:
+                    source = fh.read()
+                ast.parse(source, filename=path)
+            except (SyntaxError, UnicodeDecodeError, ValueError, OSError, RecursionError, MemoryError):
+                continue
+            out.append((path, source, source.count("\n") + 1))
+    return out
+
+
+def _time_all(fn, items) -> float:
+    gc.collect()
+    start = time.perf_counter()
+    for item in items:
+        fn(item)
+    return time.perf_counter() - start
+
+
+def _parse(item):
+    return ast.parse(item[1], filename=item[0])
+
+
+def _engine(item):
+    return check_source(item[1], item[0])
+
+
+def _read_parse(item):
+    with tokenize.open(item[0]) as fh:
+        return ast.parse(fh.read(), filename=item[0])
+
+
+def _check_file(item):
+    return check_file(item[0])
+
+
+def measure_corpus(items, reps: int) -> dict:
+    """Median seconds of each way through ``items``, the passes interleaved."""
+    times: dict[str, list[float]] = {"parse": [], "engine": [], "read_parse": [], "check_file": []}
+    findings = 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for _ in range(reps):
+            times["parse"].append(_time_all(_parse, items))
+            times["engine"].append(_time_all(_engine, items))
+            times["read_parse"].append(_time_all(_read_parse, items))
+            times["check_file"].append(_time_all(_check_file, items))
+        findings = sum(len(check_source(src, path)) for path, src, _ in items)
+    return {
+        "files": len(items),
+        "lines": sum(n for _, _, n in items),
+        "analysed_files": sum(1 for _, src, _ in items if MAY_TRAIN.search(src)),
+        "findings": findings,
+        **{f"{k}_s": median(v) for k, v in times.items()},
+        **{f"{k}_all": v for k, v in times.items()},
+    }
+
+
+def run_pylint(paths: list[str]) -> float | None:
+    try:
+        from pylint.lint import Run
+    except ImportError:
+        return None
+    args = ["--jobs=1", "--persistent=n", "--score=n", "--reports=n", *paths]
+    gc.collect()
+    sink = io.StringIO()
+    start = time.perf_counter()
+    with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
+        Run(args, exit=False)
+    return time.perf_counter() - start
+
+
+def subset(items, lines: int):
+    """Every k-th file, so the subset spreads over the corpus, up to ``lines`` lines."""
+    if not items:
+        return []
+    total = sum(n for _, _, n in items)
+    step = max(1, round(total / lines))
+    out, count = [], 0
+    for item in items[::step]:
+        if count >= lines:
+            break
+        out.append(item)
+        count += item[2]
+    return out
+
+
+def run(smoke: bool, reps: int, pylint: bool) -> dict:
+    corpora = {}
+    figures: list[Figure] = []
+    names = ["stdlib"] if smoke else ["stdlib", "keras"]
+    for name in names:
+        paths = corpus_files(name)
+        if smoke:
+            paths = paths[:: max(1, len(paths) // 25)][:25]
+        items = load(paths)
+        if not items:
+            continue
+        row = measure_corpus(items, reps)
+        corpora[name] = row
+        trained = [it for it in items if MAY_TRAIN.search(it[1])]
+        row_trained = measure_corpus(trained, reps) if trained and len(trained) < len(items) else row
+        corpora[f"{name} (analysed files only)"] = row_trained
+        lines = row["lines"]
+        figures.append(
+            Figure(
+                name=f"static engine, check_source, {name} ({row['files']} files, {lines:,} lines)",
+                value=lines / row["engine_s"],
+                unit="lines/s",
+                baseline_name="ast.parse alone",
+                baseline=lines / row["parse_s"],
+                ratio=row["engine_s"] / row["parse_s"],
+                target="time <= 2x ast.parse",
+                met=row["engine_s"] <= 2 * row["parse_s"],
+                reps=reps,
+                spread=[lines / t for t in row["engine_all"]],
+                baseline_spread=[lines / t for t in row["parse_all"]],
+                notes=f"{row['analysed_files']} of {row['files']} files pass the word pre-filter and are analysed",
+            )
+        )
+        tl = row_trained["lines"]
+        figures.append(
+            Figure(
+                name=f"static engine, check_source, {name}, analysed files only ({row_trained['files']} files, {tl:,} lines)",
+                value=tl / row_trained["engine_s"],
+                unit="lines/s",
+                baseline_name="ast.parse alone",
+                baseline=tl / row_trained["parse_s"],
+                ratio=row_trained["engine_s"] / row_trained["parse_s"],
+                target="time <= 2x ast.parse",
+                met=row_trained["engine_s"] <= 2 * row_trained["parse_s"],
+                reps=reps,
+                spread=[tl / t for t in row_trained["engine_all"]],
+            )
+        )
+        figures.append(
+            Figure(
+                name=f"gradcheck --static per file (check_file), {name}",
+                value=lines / row["check_file_s"],
+                unit="lines/s",
+                baseline_name="read + ast.parse of the same files",
+                baseline=lines / row["read_parse_s"],
+                ratio=row["check_file_s"] / row["read_parse_s"],
+                target="time <= 2x read + ast.parse",
+                met=row["check_file_s"] <= 2 * row["read_parse_s"],
+                reps=reps,
+                spread=[lines / t for t in row["check_file_all"]],
+            )
+        )
+    if pylint:
+        source = "keras" if "keras" in corpora else "stdlib"
+        items = load(corpus_files(source))
+        if smoke:
+            items = items[:3]
+        part = subset(items, 2_000 if smoke else PYLINT_LINES)
+        pylint_s = run_pylint([p for p, _, _ in part])
+        if pylint_s is not None:
+            lines = sum(n for _, _, n in part)
+            engine = median([_time_all(_engine, part) for _ in range(reps)])
+            corpora[f"pylint subset of {source}"] = {
+                "files": len(part),
+                "lines": lines,
+                "pylint_s": pylint_s,
+                "engine_s": engine,
+            }
+            figures.append(
+                Figure(
+                    name=f"static engine vs pylint, {source} subset ({len(part)} files, {lines:,} lines)",
+                    value=lines / engine,
+                    unit="lines/s",
+                    baseline_name="pylint (default checks, --jobs=1)",
+                    baseline=lines / pylint_s,
+                    ratio=engine / pylint_s,
+                    target="report",
+                    met=None,
+                    reps=reps,
+                    notes="pylint run once; ratio is time / pylint's time",
+                )
+            )
+    return {"benchmark": "static", "corpora": corpora, "figures": [f.to_json() for f in figures]}
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--smoke", action="store_true", help="25 files, one pass")
+    parser.add_argument("--reps", type=int, default=None)
+    parser.add_argument("--no-pylint", action="store_true")
+    parser.add_argument("--json", action="store_true", help="print the result as one JSON line")
+    args = parser.parse_args(argv)
+    reps = args.reps or (1 if args.smoke else 3)
+    out = run(args.smoke, reps, pylint=not args.no_pylint)
+    if args.json:
+        print(json.dumps(out))
+        return
+    for fig in out["figures"]:
+        print(
+            f"{fig['name']}: {fmt_value(fig['value'], fig['unit'])} vs {fig['baseline_name']} "
+            f"{fmt_value(fig['baseline'], fig['unit'])}: {fig['ratio']:.2f}x time"
+        )
+
+
+if __name__ == "__main__":
+    main()
