@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import platform
+import resource
 import statistics
 import subprocess
 import sys
@@ -46,6 +47,11 @@ class Figure:
     reps: int = 1
     spread: list[float] = field(default_factory=list)  # the individual measurements of value
     baseline_spread: list[float] = field(default_factory=list)
+    #: The same figure in CPU seconds (user + system, all threads): much less sensitive
+    #: than wall time to other processes sharing the machine.
+    cpu_value: float | None = None
+    cpu_baseline: float | None = None
+    cpu_ratio: float | None = None
     notes: str = ""
 
     def to_json(self) -> dict:
@@ -79,13 +85,18 @@ def run_json(cmd: list[str], *, timeout: float = 900, cwd: Path | str | None = N
     return json.loads(lines[-1])
 
 
-def wall_time(cmd: list[str], *, timeout: float = 900, cwd: Path | str | None = None) -> tuple[float, int]:
-    """Wall-clock seconds of a whole process, from spawn to exit, and its exit code."""
+def wall_time(cmd: list[str], *, timeout: float = 900, cwd: Path | str | None = None) -> tuple[float, float, int]:
+    """Wall-clock seconds of a whole process, from spawn to exit, the CPU seconds it and
+    its own children used, and its exit code."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     proc = subprocess.run(
         cmd, cwd=cwd or ROOT, env=CHILD_ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=timeout
     )
-    return time.perf_counter() - start, proc.returncode
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu, proc.returncode
 
 
 def _read(path: str) -> str:

@@ -15,7 +15,7 @@ Timed, each over the whole corpus, ``--reps`` times (median):
 - pylint (default checks, ``--jobs=1``, in this process, imports excluded) on a fixed
   subset of the keras corpus, once, and the engine on that subset.
 
-    python benchmarks/bench_static.py [--smoke] [--reps 3] [--no-pylint] [--json]
+    python benchmarks/bench_static.py [--smoke] [--reps 3] [--[no-]pylint] [--json]
 """
 
 from __future__ import annotations
@@ -52,7 +52,7 @@ def corpus_files(name: str) -> list[str]:
         spec = find_spec(name)  # no import: keras would import TensorFlow
         if spec is None or not spec.submodule_search_locations:
             return []
-        root = list(spec.submodule_search_locations)[0]
+        root = next(iter(spec.submodule_search_locations))
         skip = {"__pycache__"}
     out = []
     for directory, dirs, files in os.walk(root):
@@ -155,13 +155,14 @@ def subset(items, lines: int):
 
 def run(smoke: bool, reps: int, pylint: bool) -> dict:
     corpora = {}
+    loaded = {}
     figures: list[Figure] = []
     names = ["stdlib"] if smoke else ["stdlib", "keras"]
     for name in names:
         paths = corpus_files(name)
         if smoke:
             paths = paths[:: max(1, len(paths) // 25)][:25]
-        items = load(paths)
+        items = loaded[name] = load(paths)
         if not items:
             continue
         row = measure_corpus(items, reps)
@@ -216,11 +217,8 @@ def run(smoke: bool, reps: int, pylint: bool) -> dict:
             )
         )
     if pylint:
-        source = "keras" if "keras" in corpora else "stdlib"
-        items = load(corpus_files(source))
-        if smoke:
-            items = items[:3]
-        part = subset(items, 2_000 if smoke else PYLINT_LINES)
+        source = "keras" if loaded.get("keras") else "stdlib"
+        part = subset(loaded.get(source, []), 1_000 if smoke else PYLINT_LINES)
         pylint_s = run_pylint([p for p, _, _ in part])
         if pylint_s is not None:
             lines = sum(n for _, _, n in part)
@@ -252,11 +250,17 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--smoke", action="store_true", help="25 files, one pass")
     parser.add_argument("--reps", type=int, default=None)
-    parser.add_argument("--no-pylint", action="store_true")
+    parser.add_argument(
+        "--pylint",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="compare with pylint (default: when installed, and not with --smoke)",
+    )
     parser.add_argument("--json", action="store_true", help="print the result as one JSON line")
     args = parser.parse_args(argv)
     reps = args.reps or (1 if args.smoke else 3)
-    out = run(args.smoke, reps, pylint=not args.no_pylint)
+    pylint = args.pylint if args.pylint is not None else not args.smoke and find_spec("pylint") is not None
+    out = run(args.smoke, reps, pylint=pylint)
     if args.json:
         print(json.dumps(out))
         return

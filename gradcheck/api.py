@@ -56,7 +56,7 @@ def _relative(path: str) -> str:
 def _run(fn: Callable[[], Any], allow_none: Iterable[str]) -> Report:
     """Run ``fn`` checked: every gradient diagnosed, no optimizer update applied."""
     _require_tensorflow()
-    from gradcheck.trace.analyze import graph_escape_finding
+    from gradcheck.trace.escape import graph_escape_finding
     from gradcheck.trace.session import Session, StopCheck
 
     session = Session(steps=None, skip_updates=True, allow_none=allow_none, check_mode=True)

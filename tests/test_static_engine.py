@@ -218,3 +218,48 @@ def test_never_raises_on_generated_programs():
         check_source("import tensorflow as tf\n" + source + "\ntape.gradient(loss, model.trainable_variables)\n")
 
     check()
+
+
+@pytest.mark.parametrize(
+    ("qualname", "code"),
+    [
+        ("tensorflow.math.argmax", "GC101"),
+        ("keras.ops.argsort", "GC101"),
+        ("tensorflow.raw_ops.Round", "GC102"),
+        ("tensorflow.experimental.numpy.floor", "GC102"),
+        ("keras.backend.stop_gradient", "GC104"),
+        ("numpy.mean", "GC105"),
+        ("numpy.random.default_rng", "GC105"),
+        ("keras.ops.convert_to_numpy", "GC105"),
+        ("tensorflow.numpy_function", "GC106"),
+        ("tensorflow.random.stateless_categorical", "GC107"),
+        ("keras.random.categorical", "GC107"),
+        ("tensorflow.sort", None),
+        ("tensorflow.py_function", None),
+        ("tensorflow.experimental.numpy.mean", None),
+        ("keras.losses.categorical_crossentropy", None),
+        ("keras.utils.to_categorical", None),
+        ("tensorflow.math.sign", None),
+    ],
+)
+def test_catalog(qualname, code):
+    from gradcheck.static import catalog
+
+    api = catalog.lookup(qualname)
+    assert (api.code if api is not None and api.kind == catalog.CUT else None) == code
+
+
+@pytest.mark.parametrize(
+    ("spelling", "canonical"),
+    [
+        ("tensorflow.compat.v1.py_func", "tensorflow.py_func"),
+        ("tensorflow.keras.backend.argmax", "keras.backend.argmax"),
+        ("tf_keras.layers.Dense", "keras.layers.Dense"),
+        ("keras.src.ops.numpy.argmax", "keras.ops.numpy.argmax"),
+        ("tensorflow.math.argmax", "tensorflow.math.argmax"),
+    ],
+)
+def test_one_spelling_per_api(spelling, canonical):
+    from gradcheck.static.names import canonical as fold
+
+    assert fold(spelling) == canonical

@@ -80,13 +80,12 @@ def _enclosing_scope(program: Program, fn: ast.AST, _depth: int = 0) -> Scope | 
         owner = program.owner.get(owner)
     if not isinstance(owner, (ast.FunctionDef, ast.AsyncFunctionDef)) or _depth > 4:
         return program.module_scope
-    cache = program.class_attr_cache()
-    key = ("scope", id(owner))
-    if key not in cache:
+    scope = program.scopes.get(owner)
+    if scope is None:
         ref = FuncRef(owner, _enclosing_scope(program, owner, _depth + 1), _self_value(program, owner))
         scope, _ = Interpreter(program).run_function(ref)
-        cache[key] = scope
-    return cache[key]
+        program.scopes[owner] = scope
+    return scope
 
 
 def _compiled_loss_checks(program: Program) -> list[Check]:

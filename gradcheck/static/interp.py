@@ -11,6 +11,7 @@ a fixpoint (bounded); branches are joined, so a path that is live on any branch 
 from __future__ import annotations
 
 import ast
+import functools
 from dataclasses import dataclass
 
 from gradcheck.static import catalog
@@ -19,7 +20,7 @@ from gradcheck.static.program import MODEL_NAME, NEW_VARIABLE, TAPE_NAME, Check,
 from gradcheck.static.values import EMPTY, LIVE, Flow, Value, cut_flow, flow_of, has_live, join, merge_flows
 
 MAX_DEPTH = 8  # nested calls analysed in place
-MAX_LOOP = 3  # passes over a loop body before its state is taken as the fixpoint
+MAX_LOOP = 4  # passes over a loop body before its state is taken as the fixpoint
 
 #: Attributes that describe a tensor rather than compute from its values.
 _METADATA = frozenset(("shape", "dtype", "ndim", "name", "device", "rank", "graph", "op"))
@@ -134,8 +135,15 @@ def _same_vars(a: dict[str, Value], b: dict[str, Value]) -> bool:
     return a.keys() == b.keys() and all(a[k] is b[k] or a[k] == b[k] for k in a)
 
 
+@functools.lru_cache(maxsize=4096)
 def model_name(name: str) -> bool:
+    """Whether a name says "Keras model" by convention (``model``, ``q_net``, ``critic``)."""
     return MODEL_NAME.fullmatch(name.rsplit(".", 1)[-1]) is not None
+
+
+@functools.lru_cache(maxsize=4096)
+def _tape_name(name: str) -> bool:
+    return TAPE_NAME.fullmatch(name) is not None
 
 
 # --- the interpreter ------------------------------------------------------------------
@@ -416,7 +424,7 @@ class Interpreter:
 
     def unknown_name(self, name: str) -> Value:
         """A name the file does not bind here (a parameter, a global of another module)."""
-        if TAPE_NAME.fullmatch(name):
+        if _tape_name(name):
             return Value(ref=TapeRef(None))
         if model_name(name):
             self.program.kinds.setdefault(name, "model")
@@ -469,7 +477,7 @@ class Interpreter:
             return Value(ref=ref)
         prefix = min(base.models) if base.models else instance.prefix
         key = (id(instance.cls), attr, prefix)
-        cache = program.class_attr_cache()
+        cache = program.class_attrs
         if key in cache:
             return cache[key]
         cache[key] = None  # cycles

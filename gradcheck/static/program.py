@@ -65,13 +65,13 @@ class Program:
     frozen: set[str] = field(default_factory=set)  # models and layers set ``trainable = False``
     guessed: set[str] = field(default_factory=set)  # models known only by their name (``model``)
     trained: set[str] = field(default_factory=set)  # receivers of fit / compile / train_on_batch
-    checks: list[Check] = field(default_factory=list)
     compiled: list[tuple[ast.Call, Value, frozenset]] = field(default_factory=list)  # (compile call, loss, models)
     functional: dict[ast.Call, tuple[str, Value]] = field(default_factory=dict)  # keras.Model(i, o) -> (token, o)
-    module_scope: object = None
+    module_scope: object = None  # interp.Scope: the module's names once its body has run
+    scopes: dict[ast.AST, object] = field(default_factory=dict)  # def -> its names, run on its own
     steps: int = 0
     _sites: dict[tuple, Site] = field(default_factory=dict)
-    _class_attrs: dict[tuple, Value | None] = field(default_factory=dict)
+    class_attrs: dict[tuple, Value | None] = field(default_factory=dict)  # (class, attribute, owner) -> value
     _model_like: dict[ast.ClassDef, bool] = field(default_factory=dict)
     _assignments: dict[ast.ClassDef, dict[str, list[ast.AST]]] = field(default_factory=dict)
 
@@ -79,28 +79,28 @@ class Program:
         self._index()
 
     def _index(self) -> None:
-        """One walk over the tree: who owns each def and class, the imports, and the
-        functions whose own body opens a tape or asks for a gradient (the regions)."""
+        """One walk over the statements (expressions are not visited: that walk would cost
+        more than parsing): who owns each def and class, the imports, and the regions, the
+        functions whose own body mentions a tape or a gradient request."""
         imports: list[ast.Import | ast.ImportFrom] = []
-        stack: list[tuple[ast.AST, ast.AST, ast.AST | None]] = [(self.tree, self.tree, None)]
+        functions: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
+        stack: list[tuple[list, ast.AST]] = [(self.tree.body, self.tree)]
         while stack:
-            node, owner, function = stack.pop()
-            for child in ast.iter_child_nodes(node):
-                child_owner, child_function = owner, function
-                if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                    self.owner[child] = owner
-                    child_owner = child
-                    if isinstance(child, ast.ClassDef):
-                        self.classes.setdefault(child.name, child)
+            body, owner = stack.pop()
+            for stmt in body:
+                if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                    self.owner[stmt] = owner
+                    if isinstance(stmt, ast.ClassDef):
+                        self.classes.setdefault(stmt.name, stmt)
                     else:
-                        child_function = child
-                elif isinstance(child, (ast.Import, ast.ImportFrom)):
-                    imports.append(child)
-                elif function is not None and function not in self.regions and _asks_for_gradient(child):
-                    self.regions.append(function)
-                stack.append((child, child_owner, child_function))
+                        functions.append(stmt)
+                    stack.append((stmt.body, stmt))
+                elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
+                    imports.append(stmt)
+                else:
+                    stack.extend((block, owner) for block in _blocks(stmt))
         self.aliases = Aliases(imports=imports)
-        self.regions.sort(key=lambda fn: (fn.lineno, fn.col_offset))
+        self.regions = _regions(functions, self.source_lines)
 
     def tick(self) -> None:
         self.steps += 1
@@ -237,9 +237,6 @@ class Program:
             self._assignments[cls] = index
         return index
 
-    def class_attr_cache(self) -> dict[tuple, Value | None]:
-        return self._class_attrs
-
     # --- sites -----------------------------------------------------------------------
 
     def site(self, node: ast.AST, code: str, when: str = "") -> Site:
@@ -261,26 +258,37 @@ class Program:
         return site
 
 
-_GRADIENT_CALLS = frozenset(("gradient", "jacobian", "batch_jacobian", "gradients", "minimize"))
+#: Words on a line that make its function worth analysing (a tape, a gradient request).
+_REGION_WORDS = re.compile(r"tape|Tape|\.(?:gradient|jacobian|batch_jacobian|minimize)\s*\(|\bgradients\s*\(")
 
 
-def _asks_for_gradient(node: ast.AST) -> bool:
-    """A ``with`` that looks like it opens a tape, or a call that asks for a gradient. By
-    spelling: aliases are resolved later, and a miss only leaves a function unanalysed."""
-    if isinstance(node, (ast.With, ast.AsyncWith)):
-        return any(_looks_like_tape(item.context_expr) for item in node.items)
-    if isinstance(node, ast.Call):
-        func = node.func
-        name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
-        return name in _GRADIENT_CALLS
-    return False
+def _blocks(stmt: ast.stmt) -> list[list[ast.stmt]]:
+    """The statement lists nested in a compound statement."""
+    blocks = [getattr(stmt, name) for name in ("body", "orelse", "finalbody") if getattr(stmt, name, None)]
+    blocks += [handler.body for handler in getattr(stmt, "handlers", ())]
+    blocks += [case.body for case in getattr(stmt, "cases", ())]
+    return blocks
 
 
-def _looks_like_tape(node: ast.AST) -> bool:
-    if isinstance(node, ast.Call):
-        node = node.func
-    name = node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else ""
-    return "tape" in name.lower()
+def _regions(functions: list[ast.AST], lines: list[str]) -> list[ast.AST]:
+    """Functions whose own lines (not those of a nested def) mention a tape or ask for a
+    gradient. By spelling: aliases are resolved later, a function found here for nothing
+    only costs its analysis, and one missed is only left unanalysed."""
+    marked = [n for n, text in enumerate(lines, start=1) if _REGION_WORDS.search(text)]
+    if not marked:
+        return []
+    found: set[ast.AST] = set()
+    spans = sorted(((fn.lineno, fn.end_lineno or fn.lineno, fn) for fn in functions), key=lambda t: t[0])
+    for line in marked:
+        innermost = None
+        for start, end, fn in spans:
+            if start > line:
+                break
+            if end >= line:
+                innermost = fn  # later starts are nested deeper
+        if innermost is not None:
+            found.add(innermost)
+    return sorted(found, key=lambda fn: (fn.lineno, fn.col_offset))
 
 
 def _has_fresh(value: Value) -> bool:

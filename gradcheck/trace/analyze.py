@@ -11,71 +11,21 @@ from __future__ import annotations
 
 import ast
 import fnmatch
-from dataclasses import dataclass, field
 
 from gradcheck import sourcemap
-from gradcheck.findings import ChainLink, Finding
-from gradcheck.rules import classify_op, get_rule
+from gradcheck.findings import Finding
+from gradcheck.rules import classify_op
 from gradcheck.trace import _tf, frames
 from gradcheck.trace import graph as graph_mode
+from gradcheck.trace.context import Context, Source
 from gradcheck.trace.cuts import ASSIGN, BLOCK, BOUNDARY, OUTSIDE, UNKNOWN, UNWATCHED, Cut, find_cuts
-from gradcheck.trace.dataflow import TAG_CUSTOM_GRADIENT, TAG_FUNCTION, TAG_READ, Flow
+from gradcheck.trace.dataflow import TAG_CUSTOM_GRADIENT, TAG_FUNCTION, TAG_READ
+from gradcheck.trace.describe import chain, make, merge, op_label, subgraph
 from gradcheck.trace.frames import Location
 
-_HIDDEN_IN_CHAIN = frozenset({"ReadVariableOp", "Identity", "IdentityN", "Placeholder", "Const"})
-_MAX_CHAIN = 12
+__all__ = ["analyse", "no_gradient_registered"]
 
 
-@dataclass
-class Source:
-    index: int
-    value: object
-    name: str
-    is_variable: bool
-    key: object = None
-
-
-@dataclass
-class Context:
-    """Everything about one gradient call that building findings needs."""
-
-    session: object
-    tape: object
-    state: object
-    flat_targets: list
-    sources: list[Source]
-    eager: bool
-    graph: object
-    call_location: Location | None
-    flow: Flow | None = None
-    tensors: dict = field(default_factory=dict)
-    target_keys: list = field(default_factory=list)
-
-    # -- locations -------------------------------------------------------------------
-    def op_location(self, op_index: int) -> Location | None:
-        op = self.flow.ops[op_index]
-        if self.eager:
-            return frames.site_location(op.site) if op.site is not None else None
-        location = frames.stack_user_location(op.site.traceback)
-        if location is None:
-            return None
-        expr = sourcemap.expression_at(location.path, location.line, hints=_call_hints(op.type))
-        if expr is not None and expr.line == location.line:
-            return Location(location.path, location.line, expr.column, expr.end_line, expr.end_column)
-        return location
-
-    def op_line(self, op_index: int) -> int | None:
-        location = self.op_location(op_index)
-        return location.line if location else None
-
-
-def _call_hints(op_type: str) -> tuple[str, ...]:
-    from gradcheck.rules import call_hints
-
-    return call_hints(op_type)
-
-
-# -- entry points ---------------------------------------------------------------------
 def analyse(session, tape, state, target, sources, grads, graph, upto, call) -> list[Finding]:
     flat_sources = _tf.tf.nest.flatten(sources)
     flat_grads = _tf.tf.nest.flatten(grads, expand_composites=False)
@@ -108,7 +58,7 @@ def no_gradient_registered(session, tape, state, target, sources, error, graph, 
         if starved:
             cut = Cut(BLOCK, culprit, {s.key for s in starved}, [], cone, ctx.target_keys)
             findings.append(_cut_finding(ctx, cut, starved, code="GC111"))
-    return _merge(findings)
+    return merge(findings)
 
 
 # -- building the context ------------------------------------------------------------
@@ -215,7 +165,7 @@ def _diagnose(ctx: Context, starved: list[Source], upto) -> list[Finding]:
             findings.append(_cut_finding(ctx, cut, [by_key[k] for k in cut.sources]))
         unreached = [by_key[k] for k in result.unreached] + unkeyed
         findings.extend(_unreached_findings(ctx, unreached))
-    return _merge(findings)
+    return merge(findings)
 
 
 def _recover_hidden_reads(ctx: Context, variables: list[Source]) -> None:
@@ -299,79 +249,7 @@ def _creation_location(ctx: Context, source: Source) -> Location | None:
 
 
 def _source_finding(ctx: Context, code: str, source: Source, location: Location | None, **extra) -> Finding:
-    return _make(ctx, code, location, [source.name], **extra)
-
-
-def _make(
-    ctx: Context,
-    code: str,
-    location: Location | None,
-    names: list[str],
-    *,
-    op: str | None = None,
-    call: str | None = None,
-    chain: list[ChainLink] | None = None,
-    notes: list[str] | None = None,
-    **fields,
-) -> Finding:
-    """Build a finding; its template fields are kept so a merge can re-render the text."""
-    location = location or ctx.call_location or Location("<unknown>", 1)
-    if call is None:
-        call = _call_text(location)
-    location = _in_characters(location)
-    names = sorted(names)
-    fields = {"call": call or op or "", "op": op or "", **fields}
-    finding = Finding(
-        code=code,
-        message="",
-        path=location.path,
-        line=location.line,
-        column=location.column,
-        end_line=location.end_line,
-        end_column=location.end_column,
-        op=op,
-        call=call,
-        variables=names,
-        chain=chain or [],
-        notes=notes or [],
-    )
-    finding._fields = fields
-    _render(finding)
-    return finding
-
-
-def _in_characters(location: Location) -> Location:
-    end_line = location.end_line or location.line
-    return Location(
-        location.path,
-        location.line,
-        sourcemap.char_column(location.path, location.line, location.column) or 1,
-        location.end_line,
-        sourcemap.char_column(location.path, end_line, location.end_column),
-    )
-
-
-def _render(finding: Finding) -> None:
-    rule = get_rule(finding.code)
-    fields = dict(finding._fields, names=_short_list(finding.variables), variables=_phrase(finding.variables))
-    finding.message = rule.format_message(**fields)
-    finding.fix = rule.fix_text(**fields)
-
-
-def _phrase(names: list[str]) -> str:
-    """Names inline while the line stays readable; the full list is in ``variables``."""
-    if len(names) <= 2:
-        return " and ".join(names)
-    return f"{len(names)} variables"
-
-
-def _call_text(location: Location | None) -> str | None:
-    if location is None:
-        return None
-    expr = sourcemap.expression_at(
-        location.path, location.line, location.column, location.end_line, location.end_column
-    )
-    return expr.text if expr is not None else None
+    return make(ctx, code, location, [source.name], **extra)
 
 
 def _cut_code(ctx: Context, cut: Cut) -> str:
@@ -403,7 +281,7 @@ def _cut_finding(ctx: Context, cut: Cut, sources: list[Source], code: str | None
         location.end_line,
         location.end_column,
     )
-    op_label = _op_label(ctx.flow.ops[cut.op].type) if cut.op >= 0 else None
+    label = op_label(ctx.flow.ops[cut.op].type) if cut.op >= 0 else None
     first_arg = None
     if expr is not None and getattr(expr.node, "args", None):
         first_arg = ast.unparse(expr.node.args[0])
@@ -411,19 +289,19 @@ def _cut_finding(ctx: Context, cut: Cut, sources: list[Source], code: str | None
     for later in cut.later:
         later_line = ctx.op_line(later)
         notes.append(
-            f"the path is cut again further down, by {_op_label(ctx.flow.ops[later].type)}"
+            f"the path is cut again further down, by {op_label(ctx.flow.ops[later].type)}"
             + (f" at line {later_line}" if later_line else "")
             + ": fix both"
         )
     first = min(sources, key=lambda s: s.index) if sources else None
-    finding = _make(
+    finding = make(
         ctx,
         code,
         location,
         [s.name for s in sources],
-        op=op_label,
+        op=label,
         call=expr.text if expr is not None else None,
-        chain=_chain(ctx, cut, first.key if first else None),
+        chain=chain(ctx, cut, first.key if first else None),
         notes=notes,
         arg=first_arg or "x",
         when=("before" if _ran_before_tape(ctx, cut.op) else "after") if cut.kind == OUTSIDE else "",
@@ -431,103 +309,8 @@ def _cut_finding(ctx: Context, cut: Cut, sources: list[Source], code: str | None
     if finding.chain and first is not None:
         finding.chain_source = first.name
     if ctx.session.want_graph:
-        finding.graph = _subgraph(ctx, cut, sources)
+        finding.graph = subgraph(ctx, cut, sources)
     return finding
-
-
-_GRAPH_LIMIT = 60
-
-
-def _subgraph(ctx: Context, cut: Cut, sources: list[Source]) -> dict | None:
-    """The ops from the starved variables through the cut to the loss, nearest the cut
-    first when there are too many; inputs from elsewhere collapse into one node."""
-    if cut.op < 0:
-        return None
-    flow, region = ctx.flow, cut.region | {cut.op}
-    keys = {s.key: s for s in sources if s.key is not None}
-    upstream = flow.backward_cone(flow.ops[cut.op].inputs) & flow.forward_cone(list(keys), within=region)
-    downstream = flow.forward_cone(flow.ops[cut.op].outputs, within=region)
-    chosen = _nearest(flow, {cut.op} | upstream | downstream, cut.op, _GRAPH_LIMIT)
-    nodes, edges, index = [], [], {}
-
-    def node(key, label, kind, location=None, is_cut=False) -> int:
-        if key not in index:
-            index[key] = len(nodes)
-            nodes.append(
-                {
-                    "id": index[key],
-                    "label": label,
-                    "kind": kind,
-                    "line": location.line if location else None,
-                    "path": location.path if location else None,
-                    "cut": is_cut,
-                }
-            )
-        return index[key]
-
-    # A variable's read is drawn as the variable itself.
-    reads = {i: flow.ops[i].inputs[0] for i in chosen if flow.ops[i].tag == TAG_READ and flow.ops[i].inputs[0] in keys}
-    for i in sorted(chosen):
-        if i in reads:
-            node(("var", reads[i]), keys[reads[i]].name, "variable")
-        else:
-            node(("op", i), _op_label(flow.ops[i].type) or flow.ops[i].type, "op", ctx.op_location(i), i == cut.op)
-    targets = set(cut.targets)
-    for i in sorted(chosen):
-        if i in reads:
-            continue
-        op, me = flow.ops[i], index[("op", i)]
-        hidden = 0
-        for k in op.inputs:
-            j = flow.producer.get(k)
-            if k in keys:
-                edges.append([node(("var", k), keys[k].name, "variable"), me])
-            elif j in reads:
-                edges.append([index[("var", reads[j])], me])
-            elif j in chosen:
-                edges.append([index[("op", j)], me])
-            elif j is not None and flow.is_differentiable(k):
-                hidden += 1
-        if hidden:
-            edges.append([node(("more", i), f"{hidden} more input{'s' if hidden > 1 else ''}", "collapsed"), me])
-        if any(k in targets for k in op.outputs):
-            edges.append([me, node(("loss",), "loss", "loss")])
-    return {"nodes": nodes, "edges": edges}
-
-
-def _nearest(flow: Flow, ops: set[int], center: int, limit: int) -> set[int]:
-    """At most ``limit`` of ``ops``, by data-flow distance from ``center``."""
-    if len(ops) <= limit:
-        return ops
-    from collections import deque
-
-    seen, queue = {center}, deque([center])
-    while queue and len(seen) < limit:
-        i = queue.popleft()
-        neighbours = [flow.producer.get(k) for k in flow.ops[i].inputs]
-        neighbours += [c for k in flow.ops[i].outputs for c in flow.consumers.get(k, ())]
-        for j in neighbours:
-            if j in ops and j not in seen and len(seen) < limit:
-                seen.add(j)
-                queue.append(j)
-    return seen
-
-
-def _op_label(op_type: str | None) -> str | None:
-    if op_type is None:
-        return None
-    if op_type.startswith("CustomGradient:"):
-        return f"custom_gradient {op_type.split(':', 1)[1]}"
-    if op_type.startswith(("__inference_", "__forward_")):
-        name = op_type.split("_", 4)[-1] if op_type.count("_") >= 4 else op_type
-        return f"tf.function {name.rsplit('_', 1)[0]}"
-    return op_type
-
-
-def _short_list(names: list[str], limit: int = 4) -> str:
-    if len(names) <= limit:
-        return ", ".join(names)
-    return ", ".join(names[:limit]) + f" and {len(names) - limit} more"
 
 
 def _ran_before_tape(ctx: Context, op_index: int) -> bool:
@@ -541,41 +324,6 @@ def _ran_before_tape(ctx: Context, op_index: int) -> bool:
 def _record_seq(ctx: Context, op_index: int) -> int:
     records = ctx.session.recorder.records
     return records[op_index].seq if op_index < len(records) else 0
-
-
-def _chain(ctx: Context, cut: Cut, source_key) -> list[ChainLink]:
-    if cut.op < 0 or source_key is None or not cut.region:
-        return []
-    culprit = ctx.op_location(cut.op)
-    culprit_path = culprit.path if culprit else None
-    path = ctx.flow.path(source_key, cut.op, cut.targets, cut.region | {cut.op})
-    links = []
-    for i in path:
-        op = ctx.flow.ops[i]
-        if op.type in _HIDDEN_IN_CHAIN and i != cut.op:
-            continue
-        location = ctx.op_location(i)
-        links.append(
-            ChainLink(
-                _op_label(op.type) or op.type,
-                location.line if location else None,
-                cut=(i == cut.op),
-                path=location.path if location and location.path != culprit_path else None,
-            )
-        )
-    if len(links) > _MAX_CHAIN:
-        cut_at = next((j for j, link in enumerate(links) if link.cut), 0)
-        keep = set(range(3)) | set(range(len(links) - 3, len(links))) | {cut_at - 1, cut_at, cut_at + 1}
-        trimmed, skipped = [], False
-        for j, link in enumerate(links):
-            if j in keep:
-                trimmed.append(link)
-                skipped = False
-            elif not skipped:
-                trimmed.append(ChainLink("…"))
-                skipped = True
-        links = trimmed
-    return links
 
 
 def _unreached_findings(ctx: Context, sources: list[Source]) -> list[Finding]:
@@ -592,7 +340,7 @@ def _unreached_findings(ctx: Context, sources: list[Source]) -> list[Finding]:
         origin = ctx.session.variable_origin(source.value) if source.is_variable else None
         if origin and origin[1] and function_ops:
             location = ctx.op_location(function_ops[0]) or ctx.call_location
-            function = _op_label(ctx.flow.ops[function_ops[0]].type)
+            function = op_label(ctx.flow.ops[function_ops[0]].type)
             findings.append(_located(ctx, "GC116", [source], location, function=function))
             continue
         findings.append(_unused_finding(ctx, source, reach))
@@ -615,7 +363,7 @@ def _escape_site(ctx: Context, source: Source, reach: set[int]):
 
 
 def _located(ctx: Context, code: str, sources: list[Source], location: Location | None, **extra) -> Finding:
-    return _make(ctx, code, location, [s.name for s in sources], **extra)
+    return make(ctx, code, location, [s.name for s in sources], **extra)
 
 
 def _unused_finding(ctx: Context, source: Source, reach: set[int]) -> Finding:
@@ -628,102 +376,3 @@ def _unused_finding(ctx: Context, source: Source, reach: set[int]) -> Finding:
     else:
         finding.notes.append(f"{source.name} is never read while the tape records")
     return finding
-
-
-def _merge(findings: list[Finding]) -> list[Finding]:
-    """One finding per distinct culprit (code and location), listing every variable."""
-    merged: dict[tuple, Finding] = {}
-    for f in findings:
-        key = (f.code, f.path, f.line, f.column)
-        into = merged.setdefault(key, f)
-        if into is not f:
-            into.variables = sorted(set(into.variables) | set(f.variables))
-            into.notes += [n for n in f.notes if n not in into.notes]
-            _render(into)
-    return sorted(merged.values(), key=Finding.sort_key)
-
-
-# -- graph mode: a host escape fails while tracing ---------------------------------------
-_ESCAPE_MESSAGES = (
-    "object has no attribute 'numpy'",
-    "Cannot convert a symbolic tf.Tensor",
-    "Cannot convert a symbolic Tensor",
-    "not 'SymbolicTensor'",
-)
-
-
-def graph_escape_finding(session, error: BaseException) -> Finding | None:
-    """In graph mode ``.numpy()``/NumPy/``float()`` on a tensor fails while tracing: that
-    error *is* the diagnosis (GC105), pointed at the user's line, not a crash."""
-    text = str(error)
-    if not any(m in text for m in _ESCAPE_MESSAGES):
-        return None
-    tensor = getattr(error, "obj", None) if isinstance(error, AttributeError) else None
-    frame_location = None
-    tb = error.__traceback__
-    while tb is not None:
-        if frames.is_user_file(tb.tb_frame.f_code.co_filename):
-            frame_location = frames.site_location((tb.tb_frame.f_code, tb.tb_lasti))
-        elif tensor is None and "Cannot convert a symbolic" in text:
-            candidate = tb.tb_frame.f_locals.get("self")
-            if _tf.is_tensor(candidate) and not hasattr(candidate, "_id"):
-                tensor = candidate
-        tb = tb.tb_next
-    if frame_location is None or "in user code" in text:
-        # autograph ran a generated copy; its message lists the user's own frames
-        frame_location = _location_from_message(text) or frame_location
-    if frame_location is None:
-        return None
-    names = _variables_upstream(session, tensor) if tensor is not None else []
-    expr = sourcemap.expression_at(
-        frame_location.path,
-        frame_location.line,
-        frame_location.column,
-        frame_location.end_line,
-        frame_location.end_column,
-    )
-    frame_location = _in_characters(frame_location)
-    finding = Finding(
-        code="GC105",
-        message="",
-        path=frame_location.path,
-        line=frame_location.line,
-        column=frame_location.column,
-        end_line=frame_location.end_line,
-        end_column=frame_location.end_column,
-        call=expr.text if expr is not None else None,
-        variables=sorted(names),
-        notes=[f"in graph mode (tf.function / model.fit) this fails while tracing: {text.splitlines()[0]}"],
-    )
-    finding._fields = {"call": finding.call or "this line", "op": ""}
-    _render(finding)
-    return finding
-
-
-def _location_from_message(text: str) -> Location | None:
-    import re
-
-    found = None
-    for match in re.finditer(r'File "([^"]+)", line (\d+)', text):
-        if frames.is_user_file(match.group(1)):
-            found = Location(match.group(1), int(match.group(2)))
-    return found
-
-
-def _variables_upstream(session, tensor) -> list[str]:
-    """Names of the variables a symbolic tensor depends on (through captured handles)."""
-    graph = tensor.graph
-    captured = {id(internal): external for external, internal in getattr(graph, "captures", ())}
-    by_handle = session.variables_by_handle()
-    names, seen, stack = set(), set(), [tensor.op]
-    while stack:
-        op = stack.pop()
-        if op._id in seen:
-            continue
-        seen.add(op._id)
-        for out in op.outputs:
-            external = captured.get(id(out))
-            if external is not None and id(external) in by_handle:
-                names.add(by_handle[id(external)])
-        stack.extend(t.op for t in op.inputs)
-    return sorted(names)

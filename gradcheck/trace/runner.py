@@ -115,7 +115,7 @@ def _is_model(value: object) -> bool:
 
 
 def _script_failed(result: FileResult, session: Session, error: BaseException, abspath: str) -> None:
-    from gradcheck.trace.analyze import graph_escape_finding
+    from gradcheck.trace.escape import graph_escape_finding
 
     escape = graph_escape_finding(session, error)
     if escape is not None:
