@@ -227,3 +227,21 @@ def test_unknown_select_code_is_a_usage_error():
     result = CliRunner().invoke(main, ["--select", "GC999", "examples/dqn_broken.py"])
     assert result.exit_code == 2
     assert "GC999" in result.output
+
+
+def test_parallel_output_equals_serial_output():
+    files = [
+        "tests/realworld/cases/005_round_count_accuracy_loss.py",
+        "examples/dqn_broken.py",
+        "tests/fixtures/bad_input/empty.py",
+        "tests/realworld/clean/101_dqn_onehot_q_selection.py",
+    ]
+    serial = run_cli("-j", "1", *files)
+    parallel = run_cli("-j", "2", *files)
+    assert serial.returncode == parallel.returncode == 2
+    assert serial.stdout == parallel.stdout
+    assert serial.stderr.strip().splitlines()[-1] == parallel.stderr.strip().splitlines()[-1]
+    assert serial.stderr.strip().endswith("2 findings in 2 files; 1 file could not be checked")
+    # deterministic order: as given on the command line
+    headers = [line.split(":", 1)[0] for line in serial.stdout.splitlines() if ": GC" in line]
+    assert headers == [files[0], files[1], files[2]]

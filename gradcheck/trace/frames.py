@@ -78,7 +78,8 @@ def is_user_file(filename: str) -> bool:
     if _ROOTS is None:
         _ROOTS = _framework_roots()
     if filename.startswith("<"):
-        result = filename in ("<string>", "<stdin>")
+        # exec'd code and classic IPython cells are the user's; <frozen ...> modules are not
+        result = filename in ("<string>", "<stdin>") or filename.startswith("<ipython-input")
     elif "__autograph_generated_file" in filename:
         result = False
     else:
