@@ -34,7 +34,7 @@ LABELS = {
 }
 
 
-def measure(model: str, reps: int, smoke: bool, steps: int) -> dict:
+def measure(model: str, reps: int, smoke: bool, steps: int, preload: bool = False) -> dict:
     runs: dict[str, list[dict]] = {"plain": [], "checked": []}
     for rep in range(reps):
         order = ("plain", "checked") if rep % 2 == 0 else ("checked", "plain")
@@ -42,6 +42,8 @@ def measure(model: str, reps: int, smoke: bool, steps: int) -> dict:
             cmd = [PYTHON, str(BENCH_DIR / "trace_worker.py"), model, mode, "--steps", str(steps)]
             if smoke:
                 cmd.append("--smoke")
+            if preload and mode == "checked":
+                cmd.append("--preload")
             runs[mode].append(run_json(cmd))
     return runs
 
@@ -111,12 +113,15 @@ def summarize(model: str, runs: dict, reps: int) -> list[Figure]:
     return figures
 
 
-def run(models: list[str], reps: int, smoke: bool, steps: int) -> dict:
+def run(models: list[str], reps: int, smoke: bool, steps: int, preload: bool = False) -> dict:
     figures, raw = [], {}
     for model in models:
-        runs = measure(model, reps, smoke, steps)
+        runs = measure(model, reps, smoke, steps, preload)
         raw[model] = runs
         figures += summarize(model, runs, reps)
+        if preload:
+            for fig in figures:
+                fig.name += " [diagnosis modules imported before the step]"
     return {"benchmark": "trace", "runs": raw, "figures": [f.to_json() for f in figures]}
 
 
@@ -126,6 +131,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--reps", type=int, default=None, help="fresh processes per mode and model (default 5)")
     parser.add_argument("--models", default=None, help=f"comma-separated, of {', '.join(GRAPH_MODELS + EAGER_MODELS)}")
     parser.add_argument("--steps", type=int, default=None, help="eager loop: steady-state steps (default 10)")
+    parser.add_argument(
+        "--preload",
+        action="store_true",
+        help="checked runs import gradcheck's diagnosis modules before the timed step (a what-if)",
+    )
     parser.add_argument("--json", action="store_true", help="print the result as one JSON line")
     args = parser.parse_args(argv)
     models = (
@@ -133,7 +143,7 @@ def main(argv: list[str] | None = None) -> None:
     )
     reps = args.reps or (1 if args.smoke else 5)
     steps = args.steps or (2 if args.smoke else 10)
-    out = run(models, reps, args.smoke, steps)
+    out = run(models, reps, args.smoke, steps, args.preload)
     if args.json:
         print(json.dumps(out))
         return

@@ -1,7 +1,7 @@
 """Run gradcheck's benchmarks and print every figure against its same-run baseline.
 
     python benchmarks/run.py                      # everything, full sizes (about 30-40 min)
-    python benchmarks/run.py --smoke              # tiny sizes, one run each (about 30 s)
+    python benchmarks/run.py --smoke -j 2         # tiny sizes, one run each (CI: about 30 s)
     python benchmarks/run.py --only scaling,static --out benchmarks/results/mine.json
 
 Benchmarks (each its own script, run here in a fresh process with ``--json``):
@@ -18,6 +18,7 @@ import json
 import math
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -78,6 +79,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", default=None, help=f"comma-separated subset of {', '.join(BENCHMARKS)}")
     parser.add_argument("--reps", type=int, default=None, help="repetitions (default: each benchmark's own)")
     parser.add_argument("--out", default=None, help="write all results as JSON here")
+    parser.add_argument(
+        "-j", "--jobs", type=int, default=1, help="benchmarks run at once (only to check they run: figures get noisy)"
+    )
     args = parser.parse_args(argv)
     names = args.only.split(",") if args.only else list(BENCHMARKS)
     unknown = [n for n in names if n not in BENCHMARKS]
@@ -85,15 +89,18 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"unknown benchmark(s): {', '.join(unknown)}")
 
     started = time.time()
-    results, figures = {}, []
     info = machine()
-    for name in names:
+
+    def one(name: str) -> dict:
         t0 = time.perf_counter()
         print(f"running {name} ...", file=sys.stderr, flush=True)
         result = run_json(command(name, args.smoke, args.reps), timeout=7200)
         result["duration_s"] = time.perf_counter() - t0
-        results[name] = result
-        figures += [dict(fig, benchmark=name) for fig in result["figures"]]
+        return result
+
+    with ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        results = dict(zip(names, pool.map(one, names), strict=True))
+    figures = [dict(fig, benchmark=name) for name in names for fig in results[name]["figures"]]
     out = {
         "smoke": args.smoke,
         "started": time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(started)),

@@ -221,6 +221,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("mode", choices=["plain", "checked"])
     parser.add_argument("--smoke", action="store_true")
     parser.add_argument("--steps", type=int, default=10, help="eager loop: steps after the first, for the steady state")
+    parser.add_argument(
+        "--preload",
+        action="store_true",
+        help="checked: import the diagnosis and text-output modules before the timed step (what "
+        "importing them when the session starts would give)",
+    )
     args = parser.parse_args(argv)
     size = SIZES["smoke" if args.smoke else "full"]
 
@@ -231,6 +237,10 @@ def main(argv: list[str] | None = None) -> None:
     session = None
     if args.mode == "checked":
         from gradcheck.trace.session import Session
+
+        if args.preload:
+            import gradcheck.output.text
+            import gradcheck.trace.analyze  # noqa: F401
 
         session = Session(steps=None, skip_updates=False)
         session.__enter__()  # before the model is built, as under the CLI (variable origins)

@@ -485,15 +485,26 @@ class Interpreter:
         if not values:
             return None
         name = f"{prefix}.{attr}"
-        scope = Scope(program.module_scope)
-        scope.vars["self"] = base
         sub = Interpreter(program)
-        found = join(program.rename(sub.eval(v, scope), name) for v in values)
+        found = join(
+            program.rename(sub.eval(value, self._method_scope(method, base)), name) for value, method in values
+        )
         if not found.models and not found.flow and found.ref is None and model_name(attr):
             program.kinds.setdefault(name, "model")
             found = Value(models=frozenset((name,)))
         cache[key] = found
         return found
+
+    def _method_scope(self, method: ast.AST, instance: Value) -> Scope:
+        """Where ``self.x = <value>`` is evaluated: its method's parameters are unknown there
+        (``self.model = model`` must not find a module global ``model``)."""
+        scope = Scope(self.program.module_scope)
+        spec = method.args
+        for param in (*spec.posonlyargs, *spec.args, *spec.kwonlyargs, spec.vararg, spec.kwarg):
+            if param is not None:
+                scope.vars[param.arg] = self.unknown_name(param.arg)
+        scope.vars["self"] = instance
+        return scope
 
     def _constant(self, node: ast.AST, scope: Scope) -> Value:
         return EMPTY

@@ -73,7 +73,7 @@ class Program:
     _sites: dict[tuple, Site] = field(default_factory=dict)
     class_attrs: dict[tuple, Value | None] = field(default_factory=dict)  # (class, attribute, owner) -> value
     _model_like: dict[ast.ClassDef, bool] = field(default_factory=dict)
-    _assignments: dict[ast.ClassDef, dict[str, list[ast.AST]]] = field(default_factory=dict)
+    _assignments: dict[ast.ClassDef, dict[str, list[tuple[ast.AST, ast.AST | None]]]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self._index()
@@ -207,9 +207,9 @@ class Program:
                     return found
         return None
 
-    def attribute_assignments(self, cls: ast.ClassDef, name: str) -> list[ast.AST]:
-        """The values assigned to ``self.<name>`` in the methods of ``cls`` and its bases."""
-        found: list[ast.AST] = []
+    def attribute_assignments(self, cls: ast.ClassDef, name: str) -> list[tuple[ast.AST, ast.AST | None]]:
+        """``(value, method)`` for each ``self.<name> = value`` in ``cls`` and its bases."""
+        found: list[tuple[ast.AST, ast.AST | None]] = []
         seen: set[ast.ClassDef] = set()
         classes = [cls]
         while classes:
@@ -221,19 +221,22 @@ class Program:
                     classes.append(self.classes[base.id])
         return found
 
-    def _self_assignments(self, cls: ast.ClassDef) -> dict[str, list[ast.AST]]:
+    def _self_assignments(self, cls: ast.ClassDef) -> dict[str, list[tuple[ast.AST, ast.AST | None]]]:
         index = self._assignments.get(cls)
         if index is None:
             index = {}
-            for node in ast.walk(cls):
-                if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
-                    for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
-                        if (
-                            isinstance(target, ast.Attribute)
-                            and isinstance(target.value, ast.Name)
-                            and target.value.id == "self"
-                        ):
-                            index.setdefault(target.attr, []).append(node.value)
+            for method in cls.body:
+                if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    continue
+                for node in ast.walk(method):
+                    if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+                        for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
+                            if (
+                                isinstance(target, ast.Attribute)
+                                and isinstance(target.value, ast.Name)
+                                and target.value.id == "self"
+                            ):
+                                index.setdefault(target.attr, []).append((node.value, method))
             self._assignments[cls] = index
         return index
 

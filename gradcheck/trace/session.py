@@ -2,8 +2,8 @@
 
 While a ``Session`` is active:
 
-- every new ``GradientTape`` gets a persistent C tape (so TensorFlow can be asked about
-  liveness after the user's own gradient call), and behaves as the user asked;
+- every ``GradientTape`` gets a shadow tape beside it (see ``TapeState``); the user's own
+  tape is left exactly as TensorFlow made it;
 - ``tape.gradient`` computes the user's gradients, then diagnoses every source whose
   gradient is None (even under ``UnconnectedGradients.ZERO``);
 - eager ops are recorded (``eager.EagerRecorder``), as are tensors leaving TensorFlow,
@@ -16,7 +16,6 @@ While a ``Session`` is active:
 
 from __future__ import annotations
 
-import sys
 import weakref
 from collections import Counter
 from collections.abc import Callable, Iterable
@@ -55,10 +54,6 @@ class TapeState:
 
 _ACTIVE: Session | None = None
 _NEXT_TAPE_ID = 0
-
-
-def active_session() -> Session | None:
-    return _ACTIVE
 
 
 class Session:
@@ -281,6 +276,3 @@ class Session:
 _MISSING = object()
 
 
-def caller_site(depth: int = 2):
-    frame = sys._getframe(depth)
-    return (frame.f_code, frame.f_lasti)
