@@ -15,6 +15,7 @@ import subprocess
 import sys
 import tempfile
 import tokenize
+import warnings
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -58,7 +59,9 @@ def check_targets(
             results[target] = FileResult(path, SKIPPED)
             continue
         problem = _precheck(path)
-        if problem is not None:
+        if problem is not None and options.static and problem.error.code == "GC902":
+            results[target] = FileResult(path, CHECKED)  # an empty file (``__init__.py``) reads as clean
+        elif problem is not None:
             results[target] = problem
         else:
             to_run.append(target)
@@ -105,7 +108,9 @@ def _precheck(path: str) -> FileResult | None:
     if not source.strip():
         return _error(path, "GC902", "the file is empty: nothing computes a gradient")
     try:
-        compile(source, path, "exec", dont_inherit=True)
+        with warnings.catch_warnings():  # SyntaxWarnings about the user's code are not ours to print
+            warnings.simplefilter("ignore")
+            compile(source, path, "exec", dont_inherit=True)
     except SyntaxError as error:
         return _error(path, "GC901", f"SyntaxError: {error.msg} (line {error.lineno})")
     except ValueError as error:  # e.g. null bytes

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from gradcheck.findings import CHECKED, FileResult, Finding
+from gradcheck.findings import CHECKED, SKIPPED, FileResult, Finding
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -50,6 +50,9 @@ class Report:
         if self.errors:
             verb = "file could" if len(self.errors) == 1 else "files could"
             parts.append(f"{len(self.errors)} {verb} not be checked")
+        skipped = sum(1 for r in self.files if r.status == SKIPPED)
+        if skipped:
+            parts.append(f"{_plural(skipped, 'file')} skipped (not training code)")
         return "; ".join(parts)
 
     def to_text(self, color: bool = False) -> str:

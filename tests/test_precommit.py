@@ -11,6 +11,7 @@ numpy from PyPI, no TensorFlow); it is built once per test session. The trace ho
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -93,7 +94,10 @@ def _project(path: Path, hook_repo: Path, files: dict[str, str]) -> Path:
     config = f"repos:\n  - repo: {hook_repo}\n    rev: {rev}\n    hooks:\n      - id: gradcheck\n      - id: gradcheck-trace\n"
     (path / ".pre-commit-config.yaml").write_text(config)
     for name, text in files.items():
+        (path / name).parent.mkdir(parents=True, exist_ok=True)
         (path / name).write_text(text)
+        if text.startswith("#!"):
+            (path / name).chmod(0o755)
     _git(path, "add", "-A")
     return path
 
@@ -104,7 +108,9 @@ def _pre_commit_run(project: Path, hook: str, home: Path):
 
 
 def test_static_hook_fails_on_the_broken_step_and_passes_on_the_fixed_one(tmp_path, hook_repo, pre_commit_home):
-    project = _project(tmp_path / "project", hook_repo, {"train.py": BROKEN})
+    # An empty __init__.py and an extensionless Python script must not fail the hook.
+    files = {"train.py": BROKEN, "pkg/__init__.py": "", "bin/run": "#!/usr/bin/env python\nprint('hi')\n"}
+    project = _project(tmp_path / "project", hook_repo, files)
     broken = _pre_commit_run(project, "gradcheck", pre_commit_home)
     output = broken.stdout + broken.stderr
     assert broken.returncode == 1, output
@@ -140,5 +146,7 @@ def test_hook_manifest_pins_what_the_hooks_need():
     assert (static["language"], static["entry"], static["types"]) == ("python", "gradcheck --static", ["python"])
     assert (trace["language"], trace["types"], trace["require_serial"]) == ("system", ["python"], True)
     assert "--training-only" in trace["entry"].split()
+    for hook in (static, trace):
+        assert re.search(hook["files"], "pkg/train.py") and not re.search(hook["files"], "bin/run")
     assert static["minimum_pre_commit_version"] == trace["minimum_pre_commit_version"]
     assert "- id: gradcheck-trace" in (ROOT / "docs" / "pre-commit.md").read_text()

@@ -105,7 +105,7 @@ def test_noqa_and_select_apply_to_static_findings(tmp_path):
     codes = {line.split()[1] for line in result.stdout.splitlines()}
     assert codes == {"GC102", "GC103", "GC104", "GC105"}
     only = run_cli("--static", "--format", "concise", "--select", "GC104", str(script))
-    assert [line.split()[1] for line in only.stdout.splitlines()] == ["GC104"]
+    assert {line.split()[1] for line in only.stdout.splitlines()} == {"GC104"}
 
 
 def test_a_file_that_does_not_parse_is_reported(tmp_path):
@@ -114,3 +114,10 @@ def test_a_file_that_does_not_parse_is_reported(tmp_path):
     result = run_cli("--static", str(script))
     assert result.returncode == 2
     assert "GC901" in result.stdout and "SyntaxError" in result.stdout
+
+
+def test_an_empty_file_is_clean_to_the_static_engine(tmp_path):
+    (tmp_path / "__init__.py").write_text("")
+    result = run_cli("--static", str(tmp_path))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "No findings in 1 checked file" in result.stderr

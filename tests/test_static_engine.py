@@ -253,6 +253,7 @@ def test_catalog(qualname, code):
     ("spelling", "canonical"),
     [
         ("tensorflow.compat.v1.py_func", "tensorflow.py_func"),
+        ("tensorflow.compat.v1.keras.layers.Dense", "keras.layers.Dense"),
         ("tensorflow.keras.backend.argmax", "keras.backend.argmax"),
         ("tf_keras.layers.Dense", "keras.layers.Dense"),
         ("keras.src.ops.numpy.argmax", "keras.ops.numpy.argmax"),

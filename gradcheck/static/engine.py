@@ -50,14 +50,42 @@ def _module_checks(program: Program) -> list[Check]:
 
 def _function_checks(program: Program, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> list[Check]:
     ref = FuncRef(fn, _enclosing_scope(program, fn), _self_value(program, fn))
+    sources = _parameter_sources(fn)
+    program.opaque |= sources
     driver = Interpreter(program)
-    driver.run_function(ref)
+    driver.run_function(ref, sources=sources)
     checks = list(driver.checks.values())
     for tape in driver.tapes_seen:
         run = Interpreter(program, tape)
-        run.run_function(ref)
+        run.run_function(ref, sources=sources)
         checks += run.checks.values()
     return checks
+
+
+def _parameter_sources(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+    """Parameters passed as the sources of a gradient (``def step(w, x): ... tape.gradient(L, [w])``):
+    variables or watched tensors from the caller, so origins here."""
+    spec = fn.args
+    params = {p.arg for p in (*spec.posonlyargs, *spec.args, *spec.kwonlyargs)}
+    found: set[str] = set()
+    for node in ast.walk(fn):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+            continue
+        if node.func.attr in ("gradient", "jacobian", "batch_jacobian") and len(node.args) > 1:
+            sources = node.args[1]
+        else:
+            sources = next((k.value for k in node.keywords if k.arg in ("sources", "var_list")), None)
+        if sources is None:
+            continue
+        parts = (
+            sources.elts
+            if isinstance(sources, (ast.List, ast.Tuple))
+            else sources.values
+            if isinstance(sources, ast.Dict)
+            else [sources]
+        )
+        found.update(p.id for p in parts if isinstance(p, ast.Name) and p.id in params)
+    return found
 
 
 def _self_value(program: Program, fn: ast.AST) -> Value | None:
@@ -140,15 +168,17 @@ def _findings(program: Program, checks: list[Check], path: str) -> list[Finding]
         # A source is a model, or a variable or watched tensor as such: a tensor computed
         # from a variable (``x2 = tf.Variable(2.0) + 1.0``) is not one (that is GC110's).
         sources = {s for s, cuts in check.sources.flow.items() if not cuts} | set(check.sources.models)
-        if sources:
-            groups = []
-            for source in sorted(sources):
-                related = [o for o in target if o == source or o.startswith(source + ".") or source.startswith(o + ".")]
-                groups.append((source, related))
-        elif any(not cuts for cuts in target.values()):
-            continue  # sources unknown: some origin reaches the target, maybe the one asked for
-        else:
-            groups = [(origin, [origin]) for origin in target]
+        groups = []
+        opaque = not sources  # what the sources hold is unknown here
+        for source in sorted(sources):
+            related = [o for o in target if o == source or o.startswith(source + ".") or source.startswith(o + ".")]
+            groups.append((source, related))
+            # A parameter passed as the sources may be a variable read here, or the variables
+            # of a model called here (``backprop(x, y, model.trainable_variables)``).
+            opaque = opaque or (not related and source in program.opaque)
+        if opaque and not any(not cuts for cuts in target.values()):
+            # Sources unknown and no origin reaches the target: whatever was asked gets nothing.
+            groups += [(origin, [origin]) for origin in target]
         for source, related in groups:
             if not related or any(not target[o] for o in related):
                 continue
@@ -200,6 +230,11 @@ def _notes(program: Program, site: Site, via: tuple[str, Check, int]) -> list[st
             notes.append(f"the GradientTape stops recording after line {tape.end_lineno}")
         else:
             notes.append("`tape.stop_recording()` pauses the tape around this line")
+        if site.via:
+            when = {"before": "before the tape starts", "after": "after the tape stopped"}.get(
+                site.when, "while it is paused"
+            )
+            notes.append(f"this line runs in the call at line {site.via}, made {when}")
     birth = check.births.get(origin) or program.births.get(origin)
     if birth is not None and (birth.lineno, birth.col_offset) != (site.line, site.col):
         target = _target_text(check)

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from gradcheck.static import catalog
 from gradcheck.static.names import canonical, dotted
 from gradcheck.static.program import MODEL_NAME, NEW_VARIABLE, TAPE_NAME, Check, Program
-from gradcheck.static.values import EMPTY, LIVE, Flow, Value, cut_flow, flow_of, has_live, join, merge_flows
+from gradcheck.static.values import EMPTY, LIVE, Flow, Site, Value, cut_flow, flow_of, has_live, join, merge_flows
 
 MAX_DEPTH = 8  # nested calls analysed in place
 MAX_LOOP = 4  # passes over a loop body before its state is taken as the fixpoint
@@ -32,6 +32,13 @@ _MODEL_VARIABLES = frozenset(
 _MUTATORS = frozenset(("append", "extend", "insert", "appendleft", "add", "update", "setdefault"))
 _ASSIGNS = frozenset(("assign", "assign_add", "assign_sub", "scatter_update", "scatter_nd_update"))
 _GRADIENT_METHODS = frozenset(("gradient", "jacobian", "batch_jacobian"))
+#: A layer's attributes that are its variables (sources such as ``layer.kernel``).
+_LAYER_WEIGHTS = frozenset(("kernel", "bias", "embeddings", "recurrent_kernel", "gamma", "beta"))
+#: Methods of a Keras model that do not compute with its variables on their arguments.
+_NOT_FORWARD = frozenset(
+    ("summary", "count_params", "to_json", "build", "evaluate", "compute_loss", "compute_metrics", "compiled_loss")
+)
+_NOT_FORWARD_PREFIXES = ("get_", "set_", "save", "load", "reset", "add_", "compute_output", "make_")
 
 
 # --- what a Value can refer to ------------------------------------------------------
@@ -169,9 +176,13 @@ class Interpreter:
         self.exec_block(self.program.tree.body, scope)
         return scope
 
-    def run_function(self, ref: FuncRef, args: list[Value] | None = None) -> tuple[Scope, Value]:
-        """Analyse a function as the region under study (its gradient calls are checked)."""
-        scope = self._bind(ref, args or [], {})
+    def run_function(self, ref: FuncRef, sources: set[str] = frozenset()) -> tuple[Scope, Value]:
+        """Analyse a function as the region under study (its gradient calls are checked);
+        the parameters named in ``sources`` are variables (origins) of the caller's."""
+        scope = self._bind(ref, [], {})
+        for name in sources:
+            self.program.kinds.setdefault(name, "variable")
+            scope.vars[name] = Value(flow={name: LIVE})
         result = self._body(ref.node, scope)
         return scope, result
 
@@ -441,7 +452,21 @@ class Interpreter:
             qual = self.qualname(node, scope)
             if qual is not None:
                 return Value(qual=qual)
-        return self.attribute(self.eval(node.value, scope), node.attr)
+        base = self.eval(node.value, scope)
+        if node.attr in _MODEL_VARIABLES and _opaque(base):
+            base = self._guess_model(node.value, base)
+        return self.attribute(base, node.attr)
+
+    def _guess_model(self, node: ast.AST, value: Value) -> Value:
+        """A value the file cannot see into (``gen = pix2pix.unet_generator()``), named like
+        a model: taken as one, named as written."""
+        parts = dotted(node)
+        if parts is None or not model_name(parts[-1]):
+            return value
+        name = ".".join(parts)
+        self.program.kinds.setdefault(name, "model")
+        self.program.guessed.add(name)
+        return Value(models=frozenset((name,)))
 
     def attribute(self, base: Value, attr: str) -> Value:
         if attr in _METADATA:
@@ -456,6 +481,8 @@ class Interpreter:
         if base.models:
             if attr in _MODEL_VARIABLES or attr == "layers":
                 return Value(flow=dict.fromkeys(base.models, LIVE), models=base.models, container=True)
+            if attr in _LAYER_WEIGHTS:
+                return Value(flow={f"{m}.{attr}": LIVE for m in base.models})
             return EMPTY
         if base.qual is not None:
             return Value(qual=f"{base.qual}.{attr}")
@@ -656,15 +683,19 @@ class Interpreter:
         """A differentiable op: its live inputs are cut only if the tape is not recording."""
         if self.recording or not has_live(flow):
             return flow
-        return cut_flow(flow, self.program.site(node, "GC109", self._when(node)))
+        return cut_flow(flow, self._outside_site(node))
 
     def cut(self, node: ast.AST, flow: Flow, code: str) -> Flow:
         """A non-differentiable op (or one outside the tape, which comes first)."""
         if not has_live(flow):
             return flow
         if not self.recording:
-            return cut_flow(flow, self.program.site(node, "GC109", self._when(node)))
+            return cut_flow(flow, self._outside_site(node))
         return cut_flow(flow, self.program.site(node, code))
+
+    def _outside_site(self, node: ast.AST) -> Site:
+        via = self.anchor_line if self.depth and self.anchor_line else 0
+        return self.program.site(node, "GC109", self._when(node), via)
 
     def _when(self, node: ast.AST) -> str:
         if self.paused is not None:
@@ -843,6 +874,8 @@ class Interpreter:
         callee = self.attribute(receiver, attr)
         if callee.ref is not None or callee.models:
             return self.call_value(node, callee, args, kwargs, scope)
+        if receiver.models and receiver.ref is None and args and not _not_forward(attr):
+            return self._model_method_call(node, receiver, attr, args, kwargs)
         # An unknown method: of a tensor (``x.reshape``), a loss object, a TensorArray...
         inputs = self._with_callbacks(merge_flows((receiver.flow, flow_of(everything))), args, kwargs)
         return Value(flow=self.op(node, inputs))
@@ -873,6 +906,25 @@ class Interpreter:
         if attr == "add":  # Sequential.add: builds, computes nothing
             return EMPTY
         return None
+
+    def _model_method_call(
+        self, node: ast.Call, receiver: Value, attr: str, args: list[Value], kwargs: dict[str, Value]
+    ) -> Value:
+        """``model.encode(x)`` on a model whose class the file does not say: the one model
+        class of the file that defines ``encode``, else a computation with its variables
+        (a method without arguments, ``initial_state()``, is not taken as one)."""
+        program = self.program
+        owners = [
+            cls
+            for cls in program.classes.values()
+            if program.model_like(cls)
+            and any(isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == attr for s in cls.body)
+        ]
+        if len(owners) == 1:
+            method = program.find_method(owners[0], attr)
+            bound = Value(models=receiver.models, ref=Instance(owners[0], "self"))
+            return self.call_function(FuncRef(method, program.module_scope, bound), args, kwargs, node)
+        return self.model_call(node, receiver, flow_of([*args, *kwargs.values()]))
 
     def _maybe_own_method(self, receiver: Value, attr: str) -> bool:
         """A model only guessed from its name (a parameter ``model``) may be an instance of
@@ -944,6 +996,10 @@ class Interpreter:
                 return self.call_function(FuncRef(method, self.program.module_scope, callee), args, kwargs, node)
         if callee.qual is not None:
             return self.library_call(node, callee.qual, args, kwargs, scope)
+        if _opaque(callee):
+            guessed = self._guess_model(node.func, callee)
+            if guessed.models:
+                return self.model_call(node, guessed, flow_of(everything))
         inputs = self._with_callbacks(merge_flows((callee.flow, flow_of(everything))), args, kwargs)
         return Value(flow=self.op(node, inputs))
 
@@ -977,7 +1033,7 @@ class Interpreter:
             born = LIVE
             flow = dict(inputs)
         else:
-            site = program.site(node, "GC109", self._when(node))
+            site = self._outside_site(node)
             born = frozenset((site,))
             flow = dict(cut_flow(inputs, site))
         for origin in model.models:
@@ -1055,6 +1111,15 @@ class Interpreter:
         if spec.kwarg is not None:
             scope.vars[spec.kwarg.arg] = Value(flow=flow_of(kwargs.values()), fields=kwargs or None, container=True)
         return scope
+
+
+def _opaque(value: Value) -> bool:
+    """Nothing is known about it (the result of a call into another module)."""
+    return not value.flow and not value.models and value.ref is None and value.qual is None
+
+
+def _not_forward(method: str) -> bool:
+    return method in _NOT_FORWARD or method.startswith(_NOT_FORWARD_PREFIXES)
 
 
 def _keyword(node: ast.Call, name: str) -> ast.AST | None:

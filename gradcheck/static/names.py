@@ -24,10 +24,14 @@ _PREFIXES = (
 
 def canonical(qualname: str) -> str:
     """``tensorflow.keras.backend.argmax`` -> ``keras.backend.argmax`` (one spelling per API)."""
-    for old, new in _PREFIXES:
-        if qualname.startswith(old):
-            return new + qualname[len(old) :]
-    if qualname in ("tensorflow.keras", "tf_keras"):
+    changed = True
+    while changed:  # ``tensorflow.compat.v1.keras.backend`` folds twice
+        changed = False
+        for old, new in _PREFIXES:
+            if qualname.startswith(old):
+                qualname, changed = new + qualname[len(old) :], True
+                break
+    if qualname in ("tensorflow.keras", "tf_keras", "tensorflow.compat.v1.keras"):
         return "keras"
     return qualname
 

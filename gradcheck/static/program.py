@@ -64,6 +64,7 @@ class Program:
     renames: dict[str, set[str]] = field(default_factory=dict)  # fresh token -> names it was given
     frozen: set[str] = field(default_factory=set)  # models and layers set ``trainable = False``
     guessed: set[str] = field(default_factory=set)  # models known only by their name (``model``)
+    opaque: set[str] = field(default_factory=set)  # parameters passed as gradient sources
     trained: set[str] = field(default_factory=set)  # receivers of fit / compile / train_on_batch
     compiled: list[tuple[ast.Call, Value, frozenset]] = field(default_factory=list)  # (compile call, loss, models)
     functional: dict[ast.Call, tuple[str, Value]] = field(default_factory=dict)  # keras.Model(i, o) -> (token, o)
@@ -242,8 +243,8 @@ class Program:
 
     # --- sites -----------------------------------------------------------------------
 
-    def site(self, node: ast.AST, code: str, when: str = "") -> Site:
-        key = (id(node), code, when)
+    def site(self, node: ast.AST, code: str, when: str = "", via: int = 0) -> Site:
+        key = (id(node), code, when, via)
         site = self._sites.get(key)
         if site is None:
             site = Site(
@@ -256,6 +257,7 @@ class Program:
                 first_argument(node),
                 when,
                 isinstance(node, ast.Call),
+                via,
             )
             self._sites[key] = site
         return site

@@ -34,6 +34,7 @@ class Site:
     arg: str = ""  # its first argument as written (the fix template's ``{arg}``)
     when: str = ""  # GC109: "before" or "after" the tape recorded
     is_call: bool = True
+    via: int = 0  # GC109 inside a called function: the line of the call that ran outside the tape
 
 
 Flow = Mapping[str, frozenset]

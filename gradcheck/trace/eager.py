@@ -63,6 +63,7 @@ class EagerRecorder:
     def __init__(self, session, limit: int = 400_000) -> None:
         self.session = session
         self.records: list[Record] = []
+        self._released = 0  # records[:_released] keep no tensors (release_before went past them)
         self.seq = 0
         self.limit = limit
         self.active: tuple[int, ...] = ()  # ids of the checked tapes recording now
@@ -128,6 +129,7 @@ class EagerRecorder:
                 if self.producer_seq.get(k) == rec.seq:
                     del self.producer_seq[k]
         del self.records[:drop]
+        self._released = max(0, self._released - drop)
         kept = {k for rec in self.records for k in rec.inputs + rec.outputs}
         self.dtypes = {k: v for k, v in self.dtypes.items() if k in kept}
 
@@ -150,11 +152,14 @@ class EagerRecorder:
                 self.escapes[k] = site
 
     def release_before(self, seq: int) -> None:
-        """Drop kept tensors of ops older than ``seq`` (no unreleased tape needs them)."""
-        for rec in self.records:
-            if rec.seq >= seq:
-                break
-            rec.refs = None
+        """Drop kept tensors of ops older than ``seq`` (no unreleased tape needs them).
+        Runs at every new tape: it starts where the previous call stopped, so a long eager
+        loop does not walk all its records again at each step."""
+        records, i = self.records, self._released
+        while i < len(records) and records[i].seq < seq:
+            records[i].refs = None
+            i += 1
+        self._released = i
         if not self.active:
             self.orphans.clear()
 

@@ -274,5 +274,3 @@ class Session:
 
 
 _MISSING = object()
-
-
