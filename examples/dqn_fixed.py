@@ -7,9 +7,10 @@ What the broken example gets wrong, and what this file does instead:
   (``tf.gather(q, actions, batch_dims=1)`` is the equivalent), never on an ``argmax`` /
   ``argmin`` index, which is an integer and carries no gradient;
 * the bootstrapped target ``r + gamma * (1 - done) * max_a' Q_target(s', a')`` comes from a
-  separate target network (copied from the online network every ``TARGET_SYNC_STEPS``
-  gradient steps) and is computed *before* the tape opens, so it is a constant for the
-  gradient (the same as wrapping it in ``tf.stop_gradient``);
+  separate target network, which is never trained: it follows the online network by a
+  soft update after every gradient step (``target <- tau * online + (1 - tau) * target``).
+  The target is computed *before* the tape opens, so it is a constant for the gradient
+  (the same as wrapping it in ``tf.stop_gradient``);
 * Huber loss; ``dones`` is a float (1.0 only when the pole fell: a time-limit truncation at
   500 steps still bootstraps);
 * epsilon-greedy action selection happens outside the tape and returns a Python ``int`` on
@@ -17,9 +18,10 @@ What the broken example gets wrong, and what this file does instead:
 * a replay buffer, and the train step compiled with ``tf.function``.
 
 Budget: the run stops as soon as the mean return over the last 100 episodes reaches 195
-(CartPole "solved"); if ``MAX_EPISODES`` = 600 episodes run out first, the run has failed
-and the script exits with status 1. With ``--seed 0`` on a 2-core CPU it solves CartPole
-in a few hundred episodes (see docs/tutorial.md for the measured run).
+(CartPole "solved"); if ``MAX_EPISODES`` = 800 episodes run out first, the run has failed
+and the script exits with status 1. Measured on a 2-core CPU: seeds 0-4 solved it in 438,
+524, 606, 605 and 400 episodes; ``--seed 0`` (the default) takes 438 episodes, 34,259
+environment steps and about 100 seconds (docs/tutorial.md shows the run).
 
 Needs the ``examples`` extra (``pip install gradcheck[examples]``: gymnasium, and matplotlib
 for the learning curve)::
@@ -40,22 +42,21 @@ import keras
 import numpy as np
 import tensorflow as tf
 
-# Hyperparameters: standard choices for DQN on CartPole.
+# Hyperparameters: standard choices for DQN on CartPole. (Measured alternatives, seed 0:
+# Adam 1e-3 with a hard target copy every 500 steps hovers around a mean return of 100 and
+# solves only after 779 episodes; Adam 5e-4 with this soft update does not within 1000.)
 SEED = 0
-MAX_EPISODES = 600  # the budget: not solved within it = failure
+MAX_EPISODES = 800  # the budget: not solved within it = failure
 SOLVED_MEAN_RETURN = 195.0  # mean return over the last 100 episodes
 SOLVED_WINDOW = 100
 HIDDEN_UNITS = (128, 128)
-LEARNING_RATE = 1e-3
+LEARNING_RATE = 1e-4  # Adam
 GAMMA = 0.99
-BATCH_SIZE = 64
+BATCH_SIZE = 128
 REPLAY_CAPACITY = 50_000
 WARMUP_STEPS = 1_000  # random transitions collected before the first gradient step
-TARGET_SYNC_STEPS = 500  # gradient steps between copies of the online network into the target
-TARGET_TAU = None  # EXPERIMENT
-CLIPNORM = None  # EXPERIMENT
-DOUBLE = False  # EXPERIMENT
-EPSILON_START, EPSILON_END, EPSILON_DECAY_STEPS = 1.0, 0.05, 10_000
+TARGET_TAU = 0.005  # soft target update after every gradient step
+EPSILON_START, EPSILON_END, EPSILON_DECAY_STEPS = 1.0, 0.05, 5_000  # linear, in env steps
 LOG_EVERY = 10  # episodes between progress lines
 
 
@@ -85,20 +86,15 @@ class DQN(keras.Model):
     def call(self, states, training=False):
         return self.online(states, training=training)
 
-    def sync_target(self) -> None:
-        for target_weight, online_weight in zip(self.target.weights, self.online.weights):
-            target_weight.assign(online_weight)
-
-    def soft_update(self, tau):
+    def sync_target(self, tau: float = 1.0) -> None:
+        """Move the target network towards the online one: a copy for ``tau=1``, a soft update
+        (``target <- tau * online + (1 - tau) * target``) for a small ``tau``."""
         for target_weight, online_weight in zip(self.target.weights, self.online.weights):
             target_weight.assign(tau * online_weight + (1.0 - tau) * target_weight)
 
     def td_targets(self, rewards, next_states, dones):
         """``r + gamma * (1 - done) * max_a' Q_target(s', a')``, from the target network."""
         next_q = self.target(next_states, training=False)
-        if DOUBLE:
-            best = tf.argmax(self.online(next_states, training=False), axis=1, output_type=tf.int32)
-            return rewards + self.gamma * (1.0 - dones) * tf.gather(next_q, best, batch_dims=1)
         return rewards + self.gamma * (1.0 - dones) * tf.reduce_max(next_q, axis=1)
 
     def train_step(self, data):
@@ -128,7 +124,7 @@ class DQN(keras.Model):
 
 def make_agent(state_dim: int = 4, num_actions: int = 2, learning_rate: float = LEARNING_RATE) -> DQN:
     agent = DQN(state_dim, num_actions)
-    agent.compile(optimizer=keras.optimizers.Adam(learning_rate, global_clipnorm=CLIPNORM))
+    agent.compile(optimizer=keras.optimizers.Adam(learning_rate))
     agent.optimizer.build(agent.online.trainable_variables)
     return agent
 
@@ -221,8 +217,8 @@ def main(
     agent = make_agent(state_dim, num_actions)
     train_fn = compiled_train_step(agent)
     q_values_fn = tf.function(agent.online, input_signature=[tf.TensorSpec([1, state_dim], tf.float32)])
+    update_target_fn = tf.function(lambda: agent.sync_target(TARGET_TAU))
     buffer = ReplayBuffer(REPLAY_CAPACITY, state_dim, rng)
-    soft_fn = tf.function(lambda: agent.soft_update(TARGET_TAU)) if TARGET_TAU else None
 
     returns: list[float] = []
     env_steps = gradient_steps = 0
@@ -240,11 +236,8 @@ def main(
             done = terminated or truncated
             if len(buffer) >= WARMUP_STEPS:
                 loss = float(train_fn(buffer.sample(BATCH_SIZE))["loss"])
+                update_target_fn()
                 gradient_steps += 1
-                if soft_fn is not None:
-                    soft_fn()
-                elif gradient_steps % TARGET_SYNC_STEPS == 0:
-                    agent.sync_target()
         returns.append(episode_return)
         mean_return = float(np.mean(returns[-SOLVED_WINDOW:]))
         solved = len(returns) >= SOLVED_WINDOW and mean_return >= solved_mean

@@ -117,6 +117,7 @@ def test_reference_solves_cartpole_within_its_budget(dqn):
     pytest.importorskip("gymnasium")
     out = io.StringIO()
     result = dqn.main(seed=dqn.SEED, stream=out)
+    print(out.getvalue().splitlines()[-1])  # "solved: N episodes, ..." (shown with -rP / -s)
     assert result.solved, out.getvalue()
     assert result.episodes <= dqn.MAX_EPISODES
     assert result.final_mean >= dqn.SOLVED_MEAN_RETURN

@@ -4,7 +4,7 @@ Pair of gan_wrong_variables_broken.py. ``generator.trainable_variables`` are the
 generator loss depends on (through ``generator(noise)``); the moving average
 ``generator_ema`` is updated from them after each step, outside any tape.
 
-    python examples/gallery/gan_wrong_variables_fixed.py     # samples move to mean ~3, std ~0.5
+    python examples/gallery/gan_wrong_variables_fixed.py     # samples move from mean -0.5 to ~3.0 (std ~0.6)
     gradcheck examples/gallery/gan_wrong_variables_fixed.py  # no finding
 """
 

@@ -284,7 +284,10 @@ def _cut_finding(ctx: Context, cut: Cut, sources: list[Source], code: str | None
     label = op_label(ctx.flow.ops[cut.op].type) if cut.op >= 0 else None
     first_arg = None
     if expr is not None and getattr(expr.node, "args", None):
-        first_arg = ast.unparse(expr.node.args[0])
+        # the user's own name for the input, when it has one (not a whole expression)
+        arg = expr.node.args[0]
+        if isinstance(arg, (ast.Name, ast.Attribute, ast.Subscript)) and len(ast.unparse(arg)) <= 30:
+            first_arg = ast.unparse(arg)
     notes = []
     for later in cut.later:
         later_line = ctx.op_line(later)

@@ -204,10 +204,14 @@ class CallSite:
         if location is None:
             return None
         node = sourcemap.call_node(location.path, location.line, "gradient")
-        if node is None:
-            return location
-        end = (node.end_col_offset or 0) + 1
-        return frames.Location(location.path, location.line, node.col_offset + 1, node.end_lineno, end)
+        if node is not None:
+            end = (node.end_col_offset or 0) + 1
+            return frames.Location(location.path, location.line, node.col_offset + 1, node.end_lineno, end)
+        # the gradient is taken inside a framework (model.fit): point at the user's call
+        expr = sourcemap.expression_at(location.path, location.line)
+        if expr is not None and expr.line == location.line:
+            return frames.Location(location.path, location.line, expr.column, expr.end_line, expr.end_column)
+        return location
 
     @cached_property
     def tensor_names(self) -> dict[int, str]:
