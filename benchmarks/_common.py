@@ -33,8 +33,9 @@ CHILD_ENV.pop("GRADCHECK_STRICT", None)
 
 @dataclass
 class Figure:
-    """One measured figure and its same-run baseline. ``ratio`` is value / baseline for
-    times (lower is better) unless ``higher_is_better``."""
+    """One measured figure and its same-run baseline. ``ratio`` is always a cost ratio,
+    this time over the baseline's time (lower is better): value / baseline for seconds,
+    baseline / value for a throughput (lines/s)."""
 
     name: str
     value: float
