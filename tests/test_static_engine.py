@@ -8,6 +8,7 @@ the findings must be exactly those (line, code) pairs.
 from __future__ import annotations
 
 import json
+import os
 import textwrap
 from pathlib import Path
 
@@ -212,7 +213,10 @@ def test_never_raises_on_generated_programs():
     hypothesis = pytest.importorskip("hypothesis")
     hypothesmith = pytest.importorskip("hypothesmith")
 
-    @hypothesis.settings(max_examples=60, deadline=None, suppress_health_check=list(hypothesis.HealthCheck))
+    # a long run: GRADCHECK_FUZZ_EXAMPLES=5000 python -m pytest tests/test_static_engine.py -k generated_programs
+    examples = int(os.environ.get("GRADCHECK_FUZZ_EXAMPLES", "60"))
+
+    @hypothesis.settings(max_examples=examples, deadline=None, suppress_health_check=list(hypothesis.HealthCheck))
     @hypothesis.given(hypothesmith.from_grammar())
     def check(source):
         check_source("import tensorflow as tf\n" + source + "\ntape.gradient(loss, model.trainable_variables)\n")
