@@ -39,8 +39,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks._common import Figure, fmt_value, median
-from gradcheck.static import _MAY_TRAIN as MAY_TRAIN
-from gradcheck.static import check_file, check_source
+from gradcheck.static import check_file, check_source, may_train
 
 PYLINT_LINES = 15_000  # size of the pylint subset (full run)
 
@@ -120,7 +119,7 @@ def measure_corpus(items, reps: int) -> dict:
     return {
         "files": len(items),
         "lines": sum(n for _, _, n in items),
-        "analysed_files": sum(1 for _, src, _ in items if MAY_TRAIN.search(src)),
+        "analysed_files": sum(1 for _, src, _ in items if may_train(src)),
         "findings": findings,
         **{f"{k}_s": median(v) for k, v in times.items()},
         **{f"{k}_cpu_s": median(v) for k, v in cpu.items()},
@@ -157,6 +156,39 @@ def subset(items, lines: int):
     return out
 
 
+def throughput(
+    name: str,
+    row: dict,
+    reps: int,
+    *,
+    way: str = "engine",
+    base: str = "parse",
+    base_name: str = "ast.parse alone",
+    target: str = "time <= 2x ast.parse",
+    notes: str = "",
+) -> Figure:
+    """Lines per second of one way through a corpus (``measure_corpus``) against another;
+    the target is at most twice the baseline's time."""
+    lines = row["lines"]
+    return Figure(
+        name=name,
+        value=lines / row[f"{way}_s"],
+        unit="lines/s",
+        baseline_name=base_name,
+        baseline=lines / row[f"{base}_s"],
+        ratio=row[f"{way}_s"] / row[f"{base}_s"],
+        target=target,
+        met=row[f"{way}_s"] <= 2 * row[f"{base}_s"],
+        reps=reps,
+        spread=[lines / t for t in row[f"{way}_all"]],
+        baseline_spread=[lines / t for t in row[f"{base}_all"]],
+        cpu_value=lines / row[f"{way}_cpu_s"],
+        cpu_baseline=lines / row[f"{base}_cpu_s"],
+        cpu_ratio=row[f"{way}_cpu_s"] / row[f"{base}_cpu_s"],
+        notes=notes,
+    )
+
+
 def run(smoke: bool, reps: int, pylint: bool) -> dict:
     corpora = {}
     loaded = {}
@@ -171,68 +203,36 @@ def run(smoke: bool, reps: int, pylint: bool) -> dict:
             continue
         row = measure_corpus(items, reps)
         corpora[name] = row
-        trained = [it for it in items if MAY_TRAIN.search(it[1])]
+        trained = [it for it in items if may_train(it[1])]
         row_trained = measure_corpus(trained, reps) if trained and len(trained) < len(items) else row
         corpora[f"{name} (analysed files only)"] = row_trained
-        lines = row["lines"]
-        figures.append(
-            Figure(
-                name=f"static engine, check_source, {name} ({row['files']} files, {lines:,} lines)",
-                value=lines / row["engine_s"],
-                unit="lines/s",
-                baseline_name="ast.parse alone",
-                baseline=lines / row["parse_s"],
-                ratio=row["engine_s"] / row["parse_s"],
-                target="time <= 2x ast.parse",
-                met=row["engine_s"] <= 2 * row["parse_s"],
-                reps=reps,
-                spread=[lines / t for t in row["engine_all"]],
-                baseline_spread=[lines / t for t in row["parse_all"]],
-                cpu_value=lines / row["engine_cpu_s"],
-                cpu_baseline=lines / row["parse_cpu_s"],
-                cpu_ratio=row["engine_cpu_s"] / row["parse_cpu_s"],
+        figures += [
+            throughput(
+                f"static engine, check_source, {name} ({row['files']} files, {row['lines']:,} lines)",
+                row,
+                reps,
                 notes=f"{row['analysed_files']} of {row['files']} files pass the word pre-filter and are analysed",
-            )
-        )
-        tl = row_trained["lines"]
-        figures.append(
-            Figure(
-                name=f"static engine, check_source, {name}, analysed files only ({row_trained['files']} files, {tl:,} lines)",
-                value=tl / row_trained["engine_s"],
-                unit="lines/s",
-                baseline_name="ast.parse alone",
-                baseline=tl / row_trained["parse_s"],
-                ratio=row_trained["engine_s"] / row_trained["parse_s"],
-                target="time <= 2x ast.parse",
-                met=row_trained["engine_s"] <= 2 * row_trained["parse_s"],
-                reps=reps,
-                spread=[tl / t for t in row_trained["engine_all"]],
-                cpu_value=tl / row_trained["engine_cpu_s"],
-                cpu_baseline=tl / row_trained["parse_cpu_s"],
-                cpu_ratio=row_trained["engine_cpu_s"] / row_trained["parse_cpu_s"],
-            )
-        )
-        figures.append(
-            Figure(
-                name=f"gradcheck --static per file (check_file), {name}",
-                value=lines / row["check_file_s"],
-                unit="lines/s",
-                baseline_name="read + ast.parse of the same files",
-                baseline=lines / row["read_parse_s"],
-                ratio=row["check_file_s"] / row["read_parse_s"],
+            ),
+            throughput(
+                f"static engine, check_source, {name}, analysed files only "
+                f"({row_trained['files']} files, {row_trained['lines']:,} lines)",
+                row_trained,
+                reps,
+            ),
+            throughput(
+                f"gradcheck --static per file (check_file), {name}",
+                row,
+                reps,
+                way="check_file",
+                base="read_parse",
+                base_name="read + ast.parse of the same files",
                 target="time <= 2x read + ast.parse",
-                met=row["check_file_s"] <= 2 * row["read_parse_s"],
-                reps=reps,
-                spread=[lines / t for t in row["check_file_all"]],
-                cpu_value=lines / row["check_file_cpu_s"],
-                cpu_baseline=lines / row["read_parse_cpu_s"],
-                cpu_ratio=row["check_file_cpu_s"] / row["read_parse_cpu_s"],
-            )
-        )
+            ),
+        ]
     if pylint:
         source = "keras" if loaded.get("keras") else "stdlib"
         # Files the engine analyses (past the word pre-filter), so both tools do real work.
-        trained = [it for it in loaded.get(source, []) if MAY_TRAIN.search(it[1])]
+        trained = [it for it in loaded.get(source, []) if may_train(it[1])]
         part = subset(trained, 1_000 if smoke else PYLINT_LINES)
         pylint_s = run_pylint([p for p, _, _ in part])
         if pylint_s is not None:

@@ -16,7 +16,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks._common import PYTHON, Figure, fmt_seconds, median, wall_time
+from benchmarks._common import PYTHON, Figure, byte_compile_gradcheck, fmt_seconds, median, wall_time
 
 SCRIPT = "examples/dqn_broken.py"
 COMMANDS = {
@@ -75,6 +75,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--reps", type=int, default=None, help="runs of each command (default 5)")
     parser.add_argument("--json", action="store_true", help="print the result as one JSON line")
     args = parser.parse_args(argv)
+    byte_compile_gradcheck()
     out = run(args.reps or (1 if args.smoke else 5), args.smoke)
     if args.json:
         print(json.dumps(out))

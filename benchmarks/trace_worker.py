@@ -234,13 +234,16 @@ def main(argv: list[str] | None = None) -> None:
     import tensorflow as tf
 
     warm_up()
-    session = None
+    session, preload_s = None, None
     if args.mode == "checked":
         from gradcheck.trace.session import Session
 
         if args.preload:
+            start = time.perf_counter()
             import gradcheck.output.text
             import gradcheck.trace.analyze  # noqa: F401
+
+            preload_s = time.perf_counter() - start
 
         session = Session(steps=None, skip_updates=False)
         session.__enter__()  # before the model is built, as under the CLI (variable origins)
@@ -260,6 +263,8 @@ def main(argv: list[str] | None = None) -> None:
     build_s = time.perf_counter() - start
 
     out = {"model": args.model, "mode": args.mode, "build_s": build_s, "error": None}
+    if args.preload and session is not None:
+        out["preload_s"] = preload_s
     if args.model.startswith("eager"):
         step = eager_step(model)
         x, y = (tf.convert_to_tensor(t) for t in batch)

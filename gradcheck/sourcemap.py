@@ -32,6 +32,22 @@ def _parse(path: str) -> ast.Module | None:
         return None
 
 
+@lru_cache(maxsize=256)
+def _expressions_by_line(path: str) -> dict[int, list[ast.expr]]:
+    """Every expression node under each line it spans, in ``ast.walk`` order: a diagnosis
+    looks up a dozen lines of one file, and walking the whole tree for each was most of
+    its time on a small model."""
+    index: dict[int, list[ast.expr]] = {}
+    tree = _parse(path)
+    if tree is None:
+        return index
+    for node in ast.walk(tree):
+        if isinstance(node, ast.expr) and getattr(node, "lineno", None) is not None:
+            for line in range(node.lineno, (node.end_lineno or node.lineno) + 1):
+                index.setdefault(line, []).append(node)
+    return index
+
+
 def source_line(path: str, line: int) -> str:
     return linecache.getline(path, line).rstrip("\n")
 
@@ -89,13 +105,8 @@ def expression_at(
     tracebacks carry only a line) the call on that line whose callee's last name is one of
     ``hints`` (``argmin`` for ArgMin), else the outermost call starting on the line.
     """
-    tree = _parse(path)
-    if tree is None:
-        return None
     on_line: list[ast.AST] = []
-    for node in ast.walk(tree):
-        if not isinstance(node, ast.expr) or getattr(node, "lineno", None) is None:
-            continue
+    for node in _expressions_by_line(path).get(line, ()):
         if (
             column is not None
             and end_column is not None
@@ -107,7 +118,7 @@ def expression_at(
             )
         ):
             return _as_expr(node)
-        if node.lineno <= line <= (node.end_lineno or node.lineno) and isinstance(node, ast.Call):
+        if isinstance(node, ast.Call):
             on_line.append(node)
     if column is not None:
         # Span not found as one node (e.g. a method call's attribute): innermost call covering it.
@@ -133,36 +144,25 @@ def _span_size(node: ast.AST) -> tuple[int, int]:
     return ((node.end_lineno or node.lineno) - node.lineno, (node.end_col_offset or 0) - node.col_offset)
 
 
+def _method_calls(path: str, line: int, method: str) -> list[ast.Call]:
+    """Every ``.method(...)`` call whose span covers ``line``."""
+    return [
+        node
+        for node in _expressions_by_line(path).get(line, ())
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == method
+    ]
+
+
 def call_node(path: str, line: int, method: str) -> ast.Call | None:
     """The innermost ``.method(...)`` call spanning ``line``."""
-    tree = _parse(path)
-    if tree is None:
-        return None
-    candidates = [
-        node
-        for node in ast.walk(tree)
-        if isinstance(node, ast.Call)
-        and isinstance(node.func, ast.Attribute)
-        and node.func.attr == method
-        and node.lineno <= line <= (node.end_lineno or node.lineno)
-    ]
+    candidates = _method_calls(path, line, method)
     return min(candidates, key=_span_size) if candidates else None
 
 
 def call_arguments(path: str, line: int, column: int | None, method: str) -> list[ast.expr] | None:
     """Positional argument nodes of the ``.method(...)`` call at ``line`` (e.g. the target
     and sources of ``tape.gradient``)."""
-    tree = _parse(path)
-    if tree is None:
-        return None
-    candidates = [
-        node
-        for node in ast.walk(tree)
-        if isinstance(node, ast.Call)
-        and isinstance(node.func, ast.Attribute)
-        and node.func.attr == method
-        and node.lineno <= line <= (node.end_lineno or node.lineno)
-    ]
+    candidates = _method_calls(path, line, method)
     if not candidates:
         return None
     if column is not None:

@@ -1,27 +1,25 @@
-"""Renderers: one function per ``--format``, each taking a Report and a colour flag."""
+"""Renderers: one function per ``--format``, each taking a Report and a colour flag.
+
+Each format's module is imported when it is used: a diagnosis rendered as text (the
+exception a checked step raises) pays for neither SARIF nor JSON."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import importlib
 
-from gradcheck.output.github import render_github
-from gradcheck.output.json_format import render_json
-from gradcheck.output.sarif import render_sarif
-from gradcheck.output.text import render_concise, render_full
-
-
-def _render_json(report, color: bool = False) -> str:
-    return render_json(report)
-
-
-FORMATS: dict[str, Callable[..., str]] = {
-    "full": render_full,
-    "concise": render_concise,
-    "json": _render_json,
-    "sarif": render_sarif,
-    "github": render_github,
+#: format name -> (module under gradcheck.output, renderer taking ``(report, color=...)``)
+FORMATS: dict[str, tuple[str, str]] = {
+    "full": ("text", "render_full"),
+    "concise": ("text", "render_concise"),
+    "json": ("json_format", "render_json"),
+    "sarif": ("sarif", "render_sarif"),
+    "github": ("github", "render_github"),
 }
 
 
 def render(report, fmt: str, color: bool = False) -> str:
-    return FORMATS[fmt](report, color=color)
+    module, name = FORMATS[fmt]
+    renderer = getattr(importlib.import_module(f"gradcheck.output.{module}"), name)
+    if fmt == "json":  # JSON has no colours
+        return renderer(report)
+    return renderer(report, color=color)

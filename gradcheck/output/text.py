@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-import click
-
 from gradcheck.findings import FileResult, Finding
 from gradcheck.sourcemap import source_line
 
@@ -12,7 +10,11 @@ _CONTEXT = 1  # source lines shown above and below the culprit
 
 
 def _style(text: str, color: bool, **kwargs) -> str:
-    return click.style(text, **kwargs) if color else text
+    if not color:
+        return text
+    import click  # only for colour: a diagnosis raised inside a training step needs none
+
+    return click.style(text, **kwargs)
 
 
 def header(finding: Finding, color: bool) -> str:

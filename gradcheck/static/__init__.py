@@ -25,10 +25,16 @@ from gradcheck.static.program import BudgetExceeded
 _MAY_TRAIN = re.compile(r"gradient|jacobian|GradientTape|minimize|compile|\bfit\b|train_on_batch")
 
 
+def may_train(source: str) -> bool:
+    """Whether ``source`` mentions anything that asks for a gradient (a word test, no parse):
+    files for which it is False are never analysed."""
+    return _MAY_TRAIN.search(source) is not None
+
+
 def check_source(source: str, path: str = "<string>") -> list[Finding]:
     """Findings for ``source`` (shown as ``path``). Never executes it; never raises on
     code it cannot read or analyse (it then reports nothing)."""
-    if not _MAY_TRAIN.search(source):
+    if not may_train(source):
         return []
     tree = _parse(source, path)
     return _analyze(tree, source, path) if isinstance(tree, ast.Module) else []
@@ -46,7 +52,7 @@ def check_file(path: str) -> FileResult:
     tree = _parse(source, path)
     if not isinstance(tree, ast.Module):
         return FileResult(path, ERROR, CheckError("GC901", tree))
-    findings = _analyze(tree, source, path) if _MAY_TRAIN.search(source) else []
+    findings = _analyze(tree, source, path) if may_train(source) else []
     return FileResult(path, CHECKED, findings=findings)
 
 
@@ -76,4 +82,4 @@ def _analyze(tree: ast.Module, source: str, path: str) -> list[Finding]:
         return []
 
 
-__all__ = ["check_file", "check_source", "is_training_code"]
+__all__ = ["check_file", "check_source", "is_training_code", "may_train"]

@@ -155,8 +155,8 @@ class Flow:
                 mask = 0
                 for key in op.inputs[1:] if op.tag == TAG_ASSIGN else op.inputs:
                     m = get(key)
-                    if m is not None:
-                        mask |= m
+                    if m is not None and m is not mask:
+                        mask = mask | m if mask else m  # no new big int for the one-input case
                 if not mask or masks.get(j) == mask:
                     continue
                 masks[j] = mask
