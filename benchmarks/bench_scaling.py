@@ -30,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks._common import Figure, fmt_seconds, median
 from gradcheck.trace.cuts import BLOCK, BOUNDARY, find_cuts
-from gradcheck.trace.dataflow import Flow
+from gradcheck.trace.dataflow import Flow, cyclic_gc_paused
 
 FLOAT_OPS = ("MatMul", "AddV2", "Mul", "Relu", "BiasAdd", "Tanh", "Sub", "Sigmoid")
 NOT_DIFFERENTIABLE = frozenset({"ArgMax", "Cast", "StopGradient", "Shape"})
@@ -72,15 +72,16 @@ class Spec:
         """A Flow of these ops, and the wall and CPU seconds its construction took."""
         gc.collect()
         start, cpu = time.perf_counter(), time.process_time()
-        flow = Flow()
-        for k in self.resources:
-            flow.resources.add(k)
-            flow.differentiable[k] = False
-        for k in self.ints:
-            flow.differentiable[k] = False
-        add = flow.add
-        for type_, inputs, outputs, tag in self.ops:
-            add(type_, inputs, outputs, tag=tag, name=type_)
+        with cyclic_gc_paused():  # as the engine builds it (gradcheck.trace.analyze)
+            flow = Flow()
+            for k in self.resources:
+                flow.resources.add(k)
+                flow.differentiable[k] = False
+            for k in self.ints:
+                flow.differentiable[k] = False
+            add = flow.add
+            for type_, inputs, outputs, tag in self.ops:
+                add(type_, inputs, outputs, tag=tag, name=type_)
         return flow, time.perf_counter() - start, time.process_time() - cpu
 
 
@@ -193,8 +194,9 @@ def measure(n_ops: int, width: int, reps: int) -> dict:
         spent: list[tuple[float, float]] = []
         gc.collect()
         start, cpu = time.perf_counter(), time.process_time()
-        for _ in range(inner):
-            result = find_cuts(flow, [spec.target], sources, emulated_live_fn(flow, spent))
+        with cyclic_gc_paused():
+            for _ in range(inner):
+                result = find_cuts(flow, [spec.target], sources, emulated_live_fn(flow, spent))
         total, total_cpu = time.perf_counter() - start, time.process_time() - cpu
         check_result(spec, result)
         builds.append(build_s)
@@ -204,8 +206,9 @@ def measure(n_ops: int, width: int, reps: int) -> dict:
         # The yardstick for "linear": one plain walk over every op and edge of the graph.
         gc.collect()
         cpu = time.process_time()
-        for _ in range(inner):
-            flow.backward_cone([spec.target])
+        with cyclic_gc_paused():
+            for _ in range(inner):
+                flow.backward_cone([spec.target])
         traversals.append((time.process_time() - cpu) / inner)
     return {
         "ops": len(flow.ops),

@@ -19,13 +19,14 @@ from gradcheck.trace import _tf, frames
 from gradcheck.trace import graph as graph_mode
 from gradcheck.trace.context import Context, Source
 from gradcheck.trace.cuts import ASSIGN, BLOCK, BOUNDARY, OUTSIDE, UNKNOWN, UNWATCHED, Cut, find_cuts
-from gradcheck.trace.dataflow import TAG_CUSTOM_GRADIENT, TAG_FUNCTION, TAG_READ
+from gradcheck.trace.dataflow import TAG_CUSTOM_GRADIENT, TAG_FUNCTION, TAG_READ, cyclic_gc_paused
 from gradcheck.trace.describe import chain, make, merge, op_label, subgraph
 from gradcheck.trace.frames import Location
 
 __all__ = ["analyse", "no_gradient_registered"]
 
 
+@cyclic_gc_paused()
 def analyse(session, tape, state, target, sources, grads, graph, upto, call) -> list[Finding]:
     flat_sources = _tf.tf.nest.flatten(sources)
     flat_grads = _tf.tf.nest.flatten(grads, expand_composites=False)
@@ -43,6 +44,7 @@ def analyse(session, tape, state, target, sources, grads, graph, upto, call) -> 
     return _diagnose(ctx, starved, upto)
 
 
+@cyclic_gc_paused()
 def no_gradient_registered(session, tape, state, target, sources, error, graph, upto, call) -> list[Finding]:
     """``tape.gradient`` raised LookupError: an op on the path has no gradient function."""
     op_type = str(error).rsplit(":", 1)[-1].strip().strip("'\"")
