@@ -1,6 +1,6 @@
 """Run gradcheck's benchmarks and print every figure against its same-run baseline.
 
-    python benchmarks/run.py                      # everything, full sizes (about 30-40 min)
+    python benchmarks/run.py                      # everything, full sizes (about 20 min)
     python benchmarks/run.py --smoke -j 2         # tiny sizes, one run each (CI: about 30 s)
     python benchmarks/run.py --only scaling,static --out benchmarks/results/mine.json
 
