@@ -14,6 +14,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import tokenize
 import warnings
 from collections.abc import Callable
@@ -131,6 +132,11 @@ def child_command(target: str, options: Options, result_path: str, display: str 
     return cmd
 
 
+#: Children are started one at a time (``-j`` runs them in parallel once started): forking
+#: from several threads at once is where a busy process meets the rare fork/exec failure.
+_SPAWN = threading.Lock()
+
+
 def run_child(target: str, options: Options, display: str | None = None) -> FileResult:
     """Check one file in a child process. ``display`` is the path findings carry."""
     path, _ = discover.split_target(target)
@@ -142,14 +148,18 @@ def run_child(target: str, options: Options, display: str | None = None) -> File
         env.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
         env.setdefault("PYTHONUNBUFFERED", "1")
         with open(log_path, "wb") as log, open(os.devnull, "rb") as devnull:
-            proc = subprocess.Popen(
-                child_command(target, options, result_path, shown),
-                stdin=devnull,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                env=env,
-                start_new_session=True,
-            )
+            try:
+                with _SPAWN:
+                    proc = subprocess.Popen(
+                        child_command(target, options, result_path, shown),
+                        stdin=devnull,
+                        stdout=log,
+                        stderr=subprocess.STDOUT,
+                        env=env,
+                        start_new_session=True,
+                    )
+            except OSError as error:
+                return _error(shown, "GC901", f"could not start the checker process: {error.strerror or error}")
             timed_out = False
             try:
                 proc.wait(timeout=options.timeout)

@@ -16,6 +16,7 @@ import os
 import re
 import subprocess
 import sys
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from urllib.parse import quote, unquote
@@ -65,16 +66,24 @@ CLI_RUNS: dict[str, list[str]] = {
 }
 
 
+_SPAWN = threading.Lock()
+
+
 def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
     # stdout and stderr are pipes, not a terminal: the CLI must not colour them.
-    return subprocess.run(
-        [sys.executable, "-m", "gradcheck", *args],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        timeout=600,
-    )
+    cmd = [sys.executable, "-m", "gradcheck", *args]
+    # Started one at a time, run in parallel: forking this process (TensorFlow loaded,
+    # many threads) from several threads at once once failed exec with EFAULT in CI.
+    with _SPAWN:
+        proc = subprocess.Popen(
+            cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, encoding="utf-8"
+        )
+    try:
+        stdout, stderr = proc.communicate(timeout=600)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        raise
+    return subprocess.CompletedProcess(cmd, proc.returncode, stdout, stderr)
 
 
 @pytest.fixture(scope="module")
