@@ -16,7 +16,7 @@ _MAX_CHAIN = 12
 
 
 def make(
-    ctx: Context,
+    ctx: Context | None,
     code: str,
     location: Location | None,
     names: list[str],
@@ -27,13 +27,14 @@ def make(
     notes: list[str] | None = None,
     **fields,
 ) -> Finding:
-    """Build a finding; its template fields are kept so a merge can re-render the text."""
-    location = location or ctx.call_location or Location("<unknown>", 1)
+    """Build a finding; its template fields are kept so a merge can re-render the text.
+    Without a location, the finding points at the ``tape.gradient`` call of ``ctx``."""
+    location = location or (ctx.call_location if ctx is not None else None) or Location("<unknown>", 1)
     if call is None:
         call = call_text(location)
     location = in_characters(location)
     names = sorted(names)
-    fields = {"call": call or op or "", "op": op or "", **fields}
+    fields = {"call": call or op or "this line", "op": op or "", **fields}
     finding = Finding(
         code=code,
         message="",

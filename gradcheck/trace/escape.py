@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import re
 
-from gradcheck import sourcemap
 from gradcheck.findings import Finding
 from gradcheck.trace import _tf, frames
-from gradcheck.trace.describe import in_characters, render
+from gradcheck.trace.describe import make
 from gradcheck.trace.frames import Location
 
 _ESCAPE_MESSAGES = (
@@ -42,29 +41,8 @@ def graph_escape_finding(session, error: BaseException) -> Finding | None:
     if frame_location is None:
         return None
     names = _variables_upstream(session, tensor) if tensor is not None else []
-    expr = sourcemap.expression_at(
-        frame_location.path,
-        frame_location.line,
-        frame_location.column,
-        frame_location.end_line,
-        frame_location.end_column,
-    )
-    frame_location = in_characters(frame_location)
-    finding = Finding(
-        code="GC105",
-        message="",
-        path=frame_location.path,
-        line=frame_location.line,
-        column=frame_location.column,
-        end_line=frame_location.end_line,
-        end_column=frame_location.end_column,
-        call=expr.text if expr is not None else None,
-        variables=sorted(names),
-        notes=[f"in graph mode (tf.function / model.fit) this fails while tracing: {text.splitlines()[0]}"],
-    )
-    finding._fields = {"call": finding.call or "this line", "op": ""}
-    render(finding)
-    return finding
+    note = f"in graph mode (tf.function / model.fit) this fails while tracing: {text.splitlines()[0]}"
+    return make(None, "GC105", frame_location, names, notes=[note])
 
 
 def _location_from_message(text: str) -> Location | None:
