@@ -25,6 +25,9 @@ CUSTOM_GRADIENT = "custom_gradient"  # the user defines the gradient: differenti
 PLUMBING = "plumbing"  # Python builtins that move values around without computing
 WRAPPER = "wrapper"  # returns the function it is given (``tf.function(step)``)
 
+#: Tape methods that ask for a gradient: ``tape.gradient(target, sources)`` and its kin.
+GRADIENT_METHODS = frozenset(("gradient", "jacobian", "batch_jacobian"))
+
 
 @dataclass(frozen=True)
 class Api:

@@ -14,6 +14,7 @@ from collections import defaultdict
 
 from gradcheck.findings import Finding
 from gradcheck.rules import get_rule
+from gradcheck.static import catalog
 from gradcheck.static.interp import FuncRef, Instance, Interpreter, Scope
 from gradcheck.static.program import Check, Program, callee_text
 from gradcheck.static.values import LIVE, Site, Value
@@ -71,7 +72,7 @@ def _parameter_sources(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
     for node in ast.walk(fn):
         if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
             continue
-        if node.func.attr in ("gradient", "jacobian", "batch_jacobian") and len(node.args) > 1:
+        if node.func.attr in catalog.GRADIENT_METHODS and len(node.args) > 1:
             sources = node.args[1]
         else:
             sources = next((k.value for k in node.keywords if k.arg in ("sources", "var_list")), None)
@@ -253,7 +254,7 @@ def _target_text(check: Check) -> str:
         and node.func.attr in ("Model", "Functional")
     ):
         return f"the outputs of the model built at line {node.lineno}"
-    gradient = ("gradient", "jacobian", "batch_jacobian", "minimize")
+    gradient = catalog.GRADIENT_METHODS | {"minimize"}
     if isinstance(node, ast.Call) and node.args and isinstance(node.func, ast.Attribute) and node.func.attr in gradient:
         return f"the target {callee_text(node.args[0])} of line {node.lineno}"
     if isinstance(node, ast.Call):

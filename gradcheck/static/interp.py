@@ -31,7 +31,6 @@ _MODEL_VARIABLES = frozenset(
 #: Methods that add a value into their receiver (a list, dict, deque or set).
 _MUTATORS = frozenset(("append", "extend", "insert", "appendleft", "add", "update", "setdefault"))
 _ASSIGNS = frozenset(("assign", "assign_add", "assign_sub", "scatter_update", "scatter_nd_update"))
-_GRADIENT_METHODS = frozenset(("gradient", "jacobian", "batch_jacobian"))
 #: A layer's attributes that are its variables (sources such as ``layer.kernel``).
 _LAYER_WEIGHTS = frozenset(("kernel", "bias", "embeddings", "recurrent_kernel", "gamma", "beta"))
 #: Methods of a Keras model that do not compute with its variables on their arguments.
@@ -936,7 +935,7 @@ class Interpreter:
     def _tape_method(
         self, node: ast.Call, tape: TapeRef, attr: str, args: list[Value], kwargs: dict[str, Value], scope: Scope
     ) -> Value:
-        if attr in _GRADIENT_METHODS:
+        if attr in catalog.GRADIENT_METHODS:
             target = args[0] if args else kwargs.get("target", EMPTY)
             sources = args[1] if len(args) > 1 else kwargs.get("sources", EMPTY)
             self._record(node, tape, target, sources)

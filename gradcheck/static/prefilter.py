@@ -28,7 +28,6 @@ _HINT = re.compile(r"GradientTape|\bfit|train_step|train_on_batch|gradient|minim
 _TEXT = re.compile(r"\bGradientTape\b|\.fit\s*\(|\btrain_step\b|\.train_on_batch\s*\(")
 _FRAMEWORKS = frozenset(("tensorflow", "keras", "tensorflow_hub"))
 _FIT = frozenset(("fit", "train_on_batch", "fit_generator"))
-_GRADIENT = frozenset(("gradient", "jacobian", "batch_jacobian"))
 
 
 def is_training_code(source: str) -> bool:
@@ -101,7 +100,7 @@ class _Prefilter:
     def _call_trains(self, node: ast.Call) -> bool:
         func = node.func
         if isinstance(func, ast.Attribute):
-            if func.attr in _GRADIENT or func.attr == "minimize":
+            if func.attr in catalog.GRADIENT_METHODS or func.attr == "minimize":
                 return True
             if func.attr in _FIT and self._is_model(func.value):
                 return True
