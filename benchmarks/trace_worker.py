@@ -236,6 +236,7 @@ def main(argv: list[str] | None = None) -> None:
     warm_up()
     session, preload_s = None, None
     if args.mode == "checked":
+        from gradcheck.trace.hooks import activate
         from gradcheck.trace.session import Session
 
         if args.preload:
@@ -246,7 +247,7 @@ def main(argv: list[str] | None = None) -> None:
             preload_s = time.perf_counter() - start
 
         session = Session(steps=None, skip_updates=False)
-        session.__enter__()  # before the model is built, as under the CLI (variable origins)
+        activate(session)  # before the model is built, as under the CLI (variable origins)
 
     start = time.perf_counter()
     if args.model.startswith("dqn"):
@@ -294,7 +295,9 @@ def main(argv: list[str] | None = None) -> None:
         if out["error"] is None:
             out["graph_ops"] = len(step.get_concrete_function(data).graph.get_operations())
     if session is not None:
-        session.__exit__(None, None, None)
+        from gradcheck.trace.hooks import deactivate
+
+        deactivate(session)
         out["findings"] = sorted({f.code for f in session.findings})
         out["internal_errors"] = session.internal_errors
     out["trainable_variables"] = len(model.trainable_variables)

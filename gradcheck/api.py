@@ -15,6 +15,7 @@ from typing import Any
 
 from gradcheck.findings import FileResult, Finding
 from gradcheck.report import GradientFlowError, Report
+from gradcheck.trace.steps import run_train_step
 
 
 class TensorFlowMissingError(ImportError):
@@ -57,12 +58,13 @@ def _run(fn: Callable[[], Any], allow_none: Iterable[str]) -> Report:
     """Run ``fn`` checked: every gradient diagnosed, no optimizer update applied."""
     _require_tensorflow()
     from gradcheck.trace.escape import graph_escape_finding
+    from gradcheck.trace.hooks import tracing
     from gradcheck.trace.session import Session, StopCheck
 
     session = Session(steps=None, skip_updates=True, allow_none=allow_none, check_mode=True)
     extra: list[Finding] = []
     try:
-        with session:
+        with tracing(session):
             fn()
     except StopCheck:
         pass
@@ -80,23 +82,6 @@ def check_step(fn: Callable[..., Any], *args: Any, allow_none: Iterable[str] = (
     report = _run(lambda: fn(*args, **kwargs), allow_none)
     report.files[0].path = _label(fn)
     return report
-
-
-def run_train_step(model: Any, batch: Any, session: Any = None) -> None:
-    """One ``model.train_step(batch)`` as ``fit`` runs it: traced with ``tf.function``
-    unless the model was compiled with ``run_eagerly=True``."""
-    import tensorflow as tf
-
-    if getattr(model, "optimizer", None) is None:
-        raise ValueError("check_model needs a compiled model: call model.compile(optimizer=..., loss=...) first")
-    data = tf.nest.map_structure(lambda t: tf.convert_to_tensor(t) if not tf.is_tensor(t) else t, batch)
-    data = tuple(data) if isinstance(data, list) else data
-    step = model.train_step if getattr(model, "run_eagerly", False) else tf.function(model.train_step)
-    try:
-        step(data)
-    finally:
-        if hasattr(model, "reset_metrics"):
-            model.reset_metrics()
 
 
 def check_model(model: Any, batch: Any, *, allow_none: Iterable[str] = ()) -> Report:
@@ -137,6 +122,7 @@ def watch(*, allow_none: Iterable[str] = ()) -> Iterator[Report]:
     """Diagnose every ``tape.gradient`` made inside the block; the yielded Report fills up
     as it goes. Training is not changed (updates apply, nothing stops)."""
     _require_tensorflow()
+    from gradcheck.trace.hooks import tracing
     from gradcheck.trace.session import Session
 
     report = Report([FileResult("<watch>")])
@@ -145,7 +131,7 @@ def watch(*, allow_none: Iterable[str] = ()) -> Iterator[Report]:
         report.files[0].findings.extend(findings)
 
     session = Session(steps=None, skip_updates=False, allow_none=allow_none, on_findings=collect)
-    with session:
+    with tracing(session):
         yield report
     report.files[0].steps_checked = session.steps_checked
 
@@ -161,6 +147,7 @@ def install(*, allow_none: Iterable[str] = (), stream=None) -> None:
         return
     _require_tensorflow()
     from gradcheck.output.text import render_findings
+    from gradcheck.trace.hooks import activate
     from gradcheck.trace.session import Session
 
     out = stream or sys.stderr
@@ -170,7 +157,7 @@ def install(*, allow_none: Iterable[str] = (), stream=None) -> None:
             print(render_findings(findings), file=out)
 
     session = Session(steps=None, skip_updates=False, allow_none=allow_none, on_findings=show)
-    session.__enter__()
+    activate(session)
     _INSTALLED = session
 
 
@@ -178,7 +165,9 @@ def uninstall() -> None:
     """Undo ``install()``."""
     global _INSTALLED
     if _INSTALLED is not None:
-        _INSTALLED.__exit__(None, None, None)
+        from gradcheck.trace.hooks import deactivate
+
+        deactivate(_INSTALLED)
         _INSTALLED = None
 
 

@@ -209,7 +209,7 @@ def _death_reason(returncode: int) -> str:
     return f"the script ended the process (exit status {returncode}) before any gradient was checked"
 
 
-def _echo_tail(path: str, log_path: str, lines: int = 20) -> None:
+def _echo_tail(path: str, log_path: str, lines: int = 60) -> None:
     try:
         with open(log_path, encoding="utf-8", errors="replace") as fh:
             tail = fh.readlines()[-lines:]

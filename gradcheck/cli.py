@@ -199,9 +199,11 @@ def main(
         sys.exit(EXIT_ERROR)
     output = render(report, fmt, color=use_color)
     if output:
-        click.echo(output, nl=False)
+        click.echo(output if output.endswith("\n") else output + "\n", nl=False)
+    sys.stdout.flush()  # the summary on stderr must come after the last diagnostic line
     if not quiet:
-        click.echo(report.summary(), err=True)
+        # after a full diagnosis, a blank line: the summary is not one more line of the fix
+        click.echo(("\n" if output and fmt == "full" else "") + report.summary(), err=True)
     if graph_path is not None:
         from gradcheck.output.dot import GraphvizMissing, write_graph
 

@@ -67,9 +67,33 @@ def char_column(path: str, line: int, byte_column: int | None) -> int | None:
 def _callee(node: ast.AST) -> str:
     if isinstance(node, ast.Call):
         return ast.unparse(node.func)
-    if isinstance(node, ast.BinOp):
+    text = ast.unparse(node)
+    if isinstance(node, ast.BinOp) and len(text) > 40:
         return type(node.op).__name__
-    return ast.unparse(node)
+    return text
+
+
+@lru_cache(maxsize=256)
+def _names_in(path: str) -> frozenset[str]:
+    tree = _parse(path)
+    if tree is None:
+        return frozenset()
+    return frozenset(n.id for n in ast.walk(tree) if isinstance(n, ast.Name)) | frozenset(
+        a.arg for a in ast.walk(tree) if isinstance(a, ast.arg)
+    )
+
+
+def free_name(path: str, candidates: tuple[str, ...]) -> str:
+    """The first of ``candidates`` the file does not use: a placeholder in a suggested fix
+    must not read as one of the user's own variables."""
+    used = _names_in(path)
+    return next((c for c in candidates if c not in used), candidates[-1])
+
+
+def short_text(node: ast.AST, limit: int = 60) -> str | None:
+    """The source of ``node`` on one line, if it is short enough to quote."""
+    text = ast.unparse(node)
+    return text if len(text) <= limit and "\n" not in text else None
 
 
 def _as_expr(node: ast.AST) -> Expr:
@@ -140,6 +164,70 @@ def expression_at(
     return _as_expr(max(starting, key=_span_size))
 
 
+@lru_cache(maxsize=256)
+def _statements_by_line(path: str) -> dict[int, ast.stmt]:
+    """The innermost simple statement covering each line."""
+    index: dict[int, ast.stmt] = {}
+    tree = _parse(path)
+    if tree is None:
+        return index
+    for node in ast.walk(tree):
+        if isinstance(node, ast.stmt) and not hasattr(node, "body"):
+            for line in range(node.lineno, (node.end_lineno or node.lineno) + 1):
+                current = index.get(line)
+                if current is None or _span_size(node) < _span_size(current):
+                    index[line] = node
+    return index
+
+
+def statement_value(path: str, line: int) -> Expr | None:
+    """The value a simple statement on ``line`` computes (the right-hand side of an
+    assignment, a returned or bare expression): one user-level computation, however many
+    ops it ran."""
+    node = _statements_by_line(path).get(line)
+    value = getattr(node, "value", None)
+    return _as_expr(value) if isinstance(value, ast.expr) else None
+
+
+def function_decorator(path: str, line: int, decorator: str) -> Expr | None:
+    """The innermost function whose body holds ``line`` and that carries a decorator named
+    ``decorator`` (``@tf.function``, ``@function(jit_compile=True)``): the decorator, with
+    the function's name as its text."""
+    tree = _parse(path)
+    if tree is None:
+        return None
+    best = None
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.lineno <= line <= (node.end_lineno or 0):
+            for dec in node.decorator_list:
+                target = dec.func if isinstance(dec, ast.Call) else dec
+                if _last_name(target) == decorator and (best is None or node.lineno > best[0].lineno):
+                    best = (node, dec)
+    if best is None:
+        return None
+    node, dec = best
+    return Expr(
+        dec.lineno, dec.col_offset + 1, dec.end_lineno or dec.lineno, (dec.end_col_offset or 0) + 1, node.name, dec
+    )
+
+
+def continuation_shift(path: str, line: int, hints: tuple[str, ...]) -> int:
+    """The line an op really came from. Autograph's source map puts the ops of the lines
+    after a backslash continuation one line early: when the reported line has no call
+    named in ``hints`` but follows a continuation and the next line has one, that line."""
+    if not hints or _hinted_call(path, line, hints):
+        return line
+    continued = any(source_line(path, n).rstrip().endswith("\\") for n in range(max(1, line - 3), line + 1))
+    return line + 1 if continued and _hinted_call(path, line + 1, hints) else line
+
+
+def _hinted_call(path: str, line: int, hints: tuple[str, ...]) -> bool:
+    return any(
+        isinstance(n, ast.Call) and n.lineno == line and _last_name(n.func).lower() in hints
+        for n in _expressions_by_line(path).get(line, ())
+    )
+
+
 def _span_size(node: ast.AST) -> tuple[int, int]:
     return ((node.end_lineno or node.lineno) - node.lineno, (node.end_col_offset or 0) - node.col_offset)
 
@@ -201,8 +289,10 @@ def binding_line(path: str, name: str, before_line: int) -> Expr | None:
         targets: list[ast.expr] = []
         if isinstance(node, ast.Assign):
             targets = node.targets
-        elif isinstance(node, (ast.AnnAssign, ast.AugAssign)):
-            targets = [node.target]
+        elif isinstance(node, (ast.AnnAssign, ast.AugAssign, ast.NamedExpr, ast.For, ast.AsyncFor)):
+            targets = [node.target]  # ``for x, y in dataset:`` binds x and y too
+        elif isinstance(node, (ast.With, ast.AsyncWith)):
+            targets = [item.optional_vars for item in node.items if item.optional_vars is not None]
         else:
             continue
         names = {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
@@ -210,7 +300,7 @@ def binding_line(path: str, name: str, before_line: int) -> Expr | None:
             best = node
     if best is None:
         return None
-    value = getattr(best, "value", None)
+    value = getattr(best, "value", None) or getattr(best, "iter", None)
     if isinstance(value, ast.expr):
         return _as_expr(value)
     return Expr(
@@ -221,3 +311,51 @@ def binding_line(path: str, name: str, before_line: int) -> Expr | None:
         ast.unparse(best),
         best,
     )
+
+
+def unread_attribute_hint(path: str, line: int) -> str | None:
+    """For a weight made on ``line`` as ``self.NAME = ...`` in a class whose ``call`` never
+    reads ``self.NAME``: a "did you mean" when ``call`` reads a sibling made the same way
+    more than once (``self.kernel`` twice where ``self.recurrent_kernel`` belongs)."""
+    tree = _parse(path)
+    if tree is None:
+        return None
+    for cls in ast.walk(tree):
+        if not isinstance(cls, ast.ClassDef) or not cls.lineno <= line <= (cls.end_lineno or 0):
+            continue
+        made = {}  # attribute -> line, for every self.X = ... in a method other than call
+        call = None
+        for method in cls.body:
+            if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            if method.name == "call":
+                call = method
+                continue
+            for node in ast.walk(method):
+                if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
+                    for target in node.targets:
+                        if isinstance(target, ast.Attribute) and _is_self(target.value):
+                            made[target.attr] = node.lineno
+        name = next((a for a, at in made.items() if at == line), None)
+        if name is None or call is None:
+            return None
+        reads: dict[str, list[int]] = {}
+        for node in ast.walk(call):
+            if isinstance(node, ast.Attribute) and _is_self(node.value) and node.attr in made:
+                reads.setdefault(node.attr, []).append(node.lineno)
+        if name in reads:
+            return None
+        twice = [(a, lines) for a, lines in reads.items() if len(lines) > 1]
+        if not twice:
+            return f"`call()` never reads `self.{name}`"
+        other, lines = twice[0]
+        where = ", ".join(str(n) for n in sorted(set(lines)))
+        return (
+            f"`call()` never reads `self.{name}` but reads `self.{other}` {len(lines)} times "
+            f"(line{'s' if len(set(lines)) > 1 else ''} {where}): did you mean `self.{name}` in one of them?"
+        )
+    return None
+
+
+def _is_self(node: ast.AST) -> bool:
+    return isinstance(node, ast.Name) and node.id == "self"

@@ -31,4 +31,4 @@ def test_readme_output_excerpt_is_real():
 
     block = README.split("$ gradcheck examples/dqn_broken.py\n", 1)[1].split("\n```", 1)[0]
     proc = run_cli("examples/dqn_broken.py")
-    assert proc.stdout + proc.stderr.strip() == block
+    assert (proc.stdout + proc.stderr).rstrip("\n") == block

@@ -51,6 +51,9 @@ class Rule:
     references: ClassVar[tuple[str, ...]] = ()
     #: The generic fix; the engine specialises it with the user's own names where it can.
     fix: ClassVar[str] = ""
+    #: Fixes for particular shapes of the cause, chosen by the engine's ``variant`` field
+    #: (e.g. GC114's integer *indices* vs an integer weight): variant -> (when, fix).
+    fix_variants: ClassVar[dict[str, tuple[str, str]]] = {}
     #: One-line finding message; fields: {call} {op} {names} {variables} {count} {arg}
     #: {when} {dtype} {function} (missing ones render empty).
     message: ClassVar[str] = ""
@@ -66,13 +69,16 @@ class Rule:
     valid: ClassVar[tuple[Example, ...]] = ()
 
     def render(self, template: str, **fields) -> str:
-        return _FORMATTER.vformat(template, (), _Fields(fields))
+        """``template`` with ``fields``; the words that agree with the number of variables
+        named (``{get}``, ``{reach}``, ``{them}`` ...) follow the ``count`` field."""
+        return _FORMATTER.vformat(template, (), _Fields(grammar(fields.get("count", 2)), **fields))
 
     def format_message(self, **fields) -> str:
         return self.render(self.message, **fields)
 
     def fix_text(self, **fields) -> str:
-        return self.render(self.fix, **fields)
+        variant = self.fix_variants.get(fields.get("variant") or "")
+        return self.render(variant[1] if variant else self.fix, **fields)
 
     def explanation(self) -> str:
         """The rule's page, in Markdown, as ``--explain`` prints it."""
@@ -92,9 +98,26 @@ class Rule:
             parts += ["## Use instead", "```python", self.use_instead.strip("\n"), "```", ""]
         if self.fix:
             parts += ["## Fix", self.fix_text(**self.doc_fields).strip(), ""]
+            for variant, (when, _) in self.fix_variants.items():
+                parts += [f"{when}: {self.fix_text(**self.doc_fields, variant=variant).strip()}", ""]
         if self.references:
             parts += ["## References"] + [f"- {ref}" for ref in self.references] + [""]
         return "\n".join(parts).rstrip() + "\n"
+
+
+def grammar(count: int) -> dict[str, str]:
+    """Words that agree with the number of variables a message names."""
+    one = count == 1
+    return {
+        "get": "gets" if one else "get",
+        "reach": "reaches" if one else "reach",
+        "has": "has" if one else "have",
+        "is": "is" if one else "are",
+        "them": "it" if one else "them",
+        "its": "its" if one else "their",
+        "plain": "a plain tensor" if one else "plain tensors",
+        "gradient": "gradient" if one else "gradients",
+    }
 
 
 class _Fields(dict):

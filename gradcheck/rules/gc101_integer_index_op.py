@@ -11,7 +11,7 @@ class IntegerIndexOp(Rule):
     summary = (
         "The loss is built from integer indices (argmax, argmin, top_k indices, where...), which carry no gradient."
     )
-    message = "{call} returns integer indices, which carry no gradient: {variables} get none"
+    message = "{call} returns integer indices, which carry no gradient: {variables} {get} none"
     what = """
 Finds a path from the trained variables to the loss that goes through an op returning
 integer indices: `tf.math.argmax`/`argmin`, the indices of `tf.math.top_k`/`tf.argsort`,
@@ -47,8 +47,21 @@ with tf.GradientTape() as tape:
         "Q-value: `tf.reduce_sum({arg} * tf.one_hot(actions, num_actions), axis=1)` (or "
         "`tf.gather({arg}, actions, batch_dims=1)`), and take argmax/argmin only to act, outside the "
         "tape. For classification, train on the logits with a cross-entropy loss "
-        "(`keras.losses.SparseCategoricalCrossentropy(from_logits=True)`) and keep argmax for metrics."
+        "(`keras.losses.SparseCategoricalCrossentropy(from_logits=True)`) and keep argmax for metrics. "
+        "To regress or compare a position, use a differentiable soft-argmax: "
+        "`tf.reduce_sum(tf.nn.softmax({arg}, axis=-1) * tf.range(n, dtype={arg}.dtype), axis=-1)`."
     )
+    fix_variants = {
+        "indices": (
+            "When the indices are then used to select or look up (`tf.one_hot`, `tf.gather`, an `Embedding`)",
+            "Ids carry no gradient, so neither does what is selected or looked up with them. Use "
+            "values, not ids: in Q-learning, select the taken action's Q-value "
+            "(`tf.gather({arg}, actions, batch_dims=1)`); to pass a choice on to another network (a GAN "
+            "generating tokens), feed it the probabilities instead of the ids "
+            "(`tf.matmul(tf.nn.softmax({arg}), embedding.embeddings)`, a soft one-hot lookup) or a "
+            "Gumbel-softmax sample.",
+        ),
+    }
     doc_fields = {"arg": "q"}
     references = (
         "https://www.tensorflow.org/api_docs/python/tf/math/argmax",

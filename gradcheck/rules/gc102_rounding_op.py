@@ -9,7 +9,7 @@ class RoundingOp(Rule):
     code = "GC102"
     name = "rounding-op"
     summary = "The loss goes through a rounding op (round, floor, ceil, rint), which has no gradient."
-    message = "{call} rounds to a step function, which has no gradient: {variables} get none"
+    message = "{call} rounds to a step function, which has no gradient: {variables} {get} none"
     what = """
 Finds a path from the trained variables to the loss that goes through `tf.round`,
 `tf.math.floor`, `tf.math.ceil`, `tf.math.rint` or an integer division (`//`).
@@ -36,9 +36,17 @@ with tf.GradientTape() as tape:
 """
     fix = (
         "Use a straight-through estimator, which rounds in the forward pass and lets the gradient "
-        "through in the backward pass: `{arg} + tf.stop_gradient(tf.round({arg}) - {arg})`; or optimise a "
+        "through in the backward pass: `{arg} + tf.stop_gradient(tf.math.{fn}({arg}) - {arg})`; or optimise a "
         "smooth surrogate (cross-entropy, a steep sigmoid) and keep rounding for metrics."
     )
+    doc_fields = {"arg": "x", "fn": "round"}
+
+    def fix_text(self, **fields) -> str:
+        # the rounding the user wrote (``x // y`` floors): the estimator must use the same
+        fn = str(fields.get("fn") or "round")
+        fields["fn"] = {"floordiv": "floor", "truncatediv": "floor"}.get(fn, fn)
+        return super().fix_text(**fields)
+
     references = (
         "https://www.tensorflow.org/api_docs/python/tf/math/round",
         "https://arxiv.org/abs/1308.3432",

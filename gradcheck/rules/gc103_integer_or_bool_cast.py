@@ -9,7 +9,7 @@ class IntegerOrBoolCast(Rule):
     code = "GC103"
     name = "integer-or-bool-cast"
     summary = "A float on the path to the loss is cast to an integer or bool, or compared: no gradient flows back."
-    message = "{call} turns a float into an integer or bool, which carries no gradient: {variables} get none"
+    message = "{call} turns a float into an integer or bool, which carries no gradient: {variables} {get} none"
     what = """
 Finds a path from the trained variables to the loss where a float tensor becomes an
 integer or a bool: `tf.cast(x, tf.int32)`, `tf.cast(x, tf.bool)`, comparisons
@@ -35,8 +35,19 @@ with tf.GradientTape() as tape:
     fix = (
         "Keep the value in floating point on the way to the loss: replace the hard threshold by a "
         "smooth step such as `tf.sigmoid(k * ({arg} - threshold))`, and cast to integer or bool only "
-        "for decisions and metrics, outside the loss."
+        "for decisions and metrics, outside the loss. To keep hard 0/1 values in the forward pass, "
+        "use a straight-through estimator: "
+        "`{arg} + tf.stop_gradient(tf.cast({arg} > threshold, {arg}.dtype) - {arg})`."
     )
+    fix_variants = {
+        "indices": (
+            "When a computed float is used as integer indices (fed to an `Embedding` or a gather)",
+            "A float fed to `{call}` is cast to integer ids, and ids carry no gradient. Keep it "
+            "continuous: multiply a (soft) one-hot or probability vector by the embedding matrix "
+            "(`tf.matmul(probs, embedding.embeddings)`) instead of looking ids up, or feed the float "
+            "to a `Dense` layer.",
+        ),
+    }
     references = ("https://www.tensorflow.org/guide/autodiff#cases_where_gradient_returns_none",)
     op_types = frozenset(
         {

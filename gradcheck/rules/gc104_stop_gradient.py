@@ -9,7 +9,7 @@ class StopGradient(Rule):
     code = "GC104"
     name = "stop-gradient"
     summary = "`tf.stop_gradient` (or PreventGradient) sits on the only path from the variables to the loss."
-    message = "{call} stops the gradient on the only path to the loss: {variables} get none"
+    message = "{call} stops the gradient on the only path to the loss: {variables} {get} none"
     what = """
 Finds `tf.stop_gradient` (also inside a `Lambda` layer) on every path from some trained
 variables to the loss.

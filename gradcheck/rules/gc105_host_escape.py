@@ -9,9 +9,7 @@ class HostEscape(Rule):
     code = "GC105"
     name = "host-escape"
     summary = "Inside the tape a tensor left TensorFlow (`.numpy()`, NumPy, `float()`, `model.predict`) and came back as a constant."
-    message = (
-        "{call} takes the value out of TensorFlow; what comes back is a constant with no gradient: {variables} get none"
-    )
+    message = "{call} takes the value out of TensorFlow; what comes back is a constant with no gradient: {variables} {get} none"
     what = """
 Finds a tensor computed from the trained variables that is converted to a host value
 inside the tape (`t.numpy()`, `np.mean(t)`, `float(t)`, `model.predict(x)`), whose result

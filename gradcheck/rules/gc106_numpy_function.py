@@ -9,7 +9,7 @@ class NumpyFunction(Rule):
     code = "GC106"
     name = "numpy-function"
     summary = "`tf.numpy_function` (or `tf.compat.v1.py_func`) is on the path to the loss; it has no gradient."
-    message = "{call} runs NumPy code TensorFlow cannot differentiate: {variables} get no gradient"
+    message = "{call} runs NumPy code TensorFlow cannot differentiate: {variables} {get} no gradient"
     what = """
 Finds `tf.numpy_function` / `tf.compat.v1.py_func` on every path from some variables to the
 loss. `tf.py_function` is *not* flagged: TensorFlow differentiates through the TF ops it

@@ -11,7 +11,7 @@ class SamplingOp(Rule):
     summary = (
         "The loss is built from a sample of an integer sampler (`tf.random.categorical`...), which has no gradient."
     )
-    message = "{call} draws integer samples, which carry no gradient: {variables} get none"
+    message = "{call} draws integer samples, which carry no gradient: {variables} {get} none"
     what = """
 Finds a path from the policy's variables to the loss through `tf.random.categorical`
 (Multinomial), `tf.random.stateless_categorical`, Poisson or binomial samplers.

@@ -9,7 +9,7 @@ class UnusedSource(Rule):
     code = "GC108"
     name = "unused-source"
     summary = "A variable (or watched tensor) asked for gradients is not used in computing the loss at all."
-    message = "{variables} never reach the loss: the tape has no path from them to the target"
+    message = "{variables} never {reach} the loss: the tape has no path from {them} to the target"
     what = """
 Finds sources of `tape.gradient` with no data-flow path to the target at all: a layer built
 but never called, layers not chained in `call()` (each applied to the raw input), a
@@ -42,6 +42,16 @@ class Regressor(keras.Model):
         "(`model.trainable_variables`). If they must not train here, leave them out of the sources "
         "or allow them (`--allow-none`)."
     )
+    fix_variants = {
+        "relative": (
+            "When the loss uses a copy of the watched tensor (the same value computed again, or "
+            "converted), not the tensor itself",
+            "Compute the loss from {names} itself: call the rest of the model on the watched tensor, "
+            "or, for a layer's output (Grad-CAM), build one model with both outputs, "
+            "`grad_model = keras.Model(model.inputs, [layer.output, model.output])`, and take the "
+            "gradient with respect to the layer output it returns, inside the same tape.",
+        ),
+    }
     references = ("https://www.tensorflow.org/guide/autodiff#getting_a_gradient_of_none",)
 
     invalid = (

@@ -11,7 +11,7 @@ class OutsideTape(Rule):
     summary = (
         "Part of the path from the variables to the loss ran before the tape started or after it stopped recording."
     )
-    message = "{call} ran {when} the GradientTape recorded, so the tape cannot differentiate through it: {variables} get no gradient"
+    message = "{call} ran {when} the GradientTape recorded, so the tape cannot differentiate through it: {variables} {get} no gradient"
     what = """
 Finds a path from the variables to the target that goes through ops the tape did not
 record: the forward pass done before `with tf.GradientTape()` opened (e.g. while
@@ -40,6 +40,15 @@ grads = tape.gradient(objective, agent.trainable_variables)
         "Move the forward pass, and every operation on the loss (such as a negation), inside the "
         "`with tf.GradientTape() as tape:` block, before calling `tape.gradient`."
     )
+    fix_variants = {
+        "build": (
+            "When the value is computed once in a layer's `build()` or `__init__()`",
+            "`{method}()` runs once, before any tape records, so every step uses its result as a "
+            "constant. Compute `{call}` in `call()` from the weights (keep only the weights, and any "
+            "fixed noise or mask, in `{method}()`), so each forward pass recomputes it on the tape.",
+        ),
+    }
+    doc_fields = {"call": "self.w / tf.norm(self.w)", "method": "build"}
     references = ("https://www.tensorflow.org/guide/autodiff#controlling_what_the_tape_watches",)
 
     invalid = (

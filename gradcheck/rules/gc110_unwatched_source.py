@@ -9,7 +9,7 @@ class UnwatchedSource(Rule):
     code = "GC110"
     name = "unwatched-source"
     summary = "A plain tensor (not a variable) is asked for gradients, but the tape never watched it."
-    message = "{variables}: a plain tensor the tape never watched, so its gradient is None"
+    message = "{variables}: {plain} the tape never watched, so {its} {gradient} {is} None"
     what = """
 Finds a source of `tape.gradient` that is a `tf.Tensor` (a constant, a NumPy array
 converted to a tensor, a function argument) that was not passed to `tape.watch()` and not

@@ -9,7 +9,7 @@ class NoGradientRegistered(Rule):
     code = "GC111"
     name = "no-gradient-registered"
     summary = "An op on the path has no gradient function (`LookupError`) or is registered as not differentiable."
-    message = "{op} has no gradient in TensorFlow: {variables} upstream get none"
+    message = "{op} has no gradient in TensorFlow: {variables} upstream {get} none"
     what = """
 Finds an op on the path to the loss for which TensorFlow has no gradient function: the
 gradient call fails with `LookupError: gradient registry has no entry for: ResizeArea`

@@ -9,7 +9,7 @@ class CustomGradientNone(Rule):
     code = "GC112"
     name = "custom-gradient-none"
     summary = "A `tf.custom_gradient` function's gradient returns None for an input the variables flow through."
-    message = "the tf.custom_gradient {call} returns None for an input: {variables} upstream get no gradient"
+    message = "the tf.custom_gradient {call} returns None for an input: {variables} upstream {get} no gradient"
     what = """
 Finds a `@tf.custom_gradient` function on the path whose `grad` function returns `None`
 for the input that carries the trained variables.

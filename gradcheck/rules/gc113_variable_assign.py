@@ -10,7 +10,7 @@ class VariableAssign(Rule):
     name = "variable-assign"
     summary = "A value computed from the variables is written into a variable with `assign` and read back: assignment is not differentiable."
     message = (
-        "{call} writes into a variable, and assignment is not differentiable: {variables} get no gradient through it"
+        "{call} writes into a variable, and assignment is not differentiable: {variables} {get} no gradient through it"
     )
     what = """
 Finds a path from the variables to the loss that goes through `Variable.assign`

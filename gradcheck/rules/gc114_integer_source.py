@@ -9,11 +9,12 @@ class IntegerSource(Rule):
     code = "GC114"
     name = "integer-source"
     summary = "A source of `tape.gradient` has an integer (or bool) dtype: no gradient exists for it."
-    message = "{variables} has dtype {dtype}: gradients exist only for floating-point values"
+    message = "{variables} {has} dtype {dtype}: gradients exist only for floating-point values"
     what = """
 Finds variables or tensors of an integer or bool dtype among the sources of
 `tape.gradient`: an integer weight (`add_weight(..., dtype="int32")`), an index tensor.
-The finding points where the variable was created.
+The finding points where the variable was created or, for integer indices (token
+ids), at the embedding or gather that consumes them.
 """
     why = """
 TensorFlow differentiates only floating-point (and complex) values. An integer variable
@@ -33,9 +34,21 @@ class Scale(keras.layers.Layer):
         return x * tf.round(self.scale)  # round in the forward pass if you need integers
 """
     fix = (
-        "Make the variable floating point (`dtype='float32'`); round or cast it inside the forward "
+        "If the variable is state, not a weight (a counter, a step, an index), create it with "
+        "`trainable=False` so it is not among the variables you differentiate; if it is a learned "
+        "weight, make it floating point (`dtype='float32'`) and round or cast it inside the forward "
         "pass if integer values are needed (with a straight-through estimator to keep a gradient)."
     )
+    fix_variants = {
+        "indices": (
+            "When the source is integer *indices* (token ids fed to an embedding or a gather)",
+            "Ids are positions, not quantities: no gradient exists for them. Attribute in embedding "
+            "space instead: compute the embedded vectors (e.g. `embedded = embedding_layer({names})`), "
+            "`tape.watch(embedded)`, run the rest of the model on `embedded` and take the gradient with "
+            "respect to it (sum over the embedding axis for a per-token score, as integrated gradients "
+            "on text do).",
+        ),
+    }
     references = ("https://www.tensorflow.org/guide/autodiff#getting_a_gradient_of_none",)
 
     invalid = (
@@ -70,10 +83,10 @@ import numpy as np
 import tensorflow as tf
 
 embed = keras.layers.Embedding(10, 4)
-tokens = tf.constant(np.random.randint(0, 10, (2, 5)))  # expect: GC114
+tokens = tf.constant(np.random.randint(0, 10, (2, 5)))
 with tf.GradientTape() as tape:
     tape.watch(tokens)
-    loss = tf.reduce_sum(embed(tokens))
+    loss = tf.reduce_sum(embed(tokens))  # expect: GC114
 grads = tape.gradient(loss, [tokens] + embed.trainable_variables)
 """,
         ),

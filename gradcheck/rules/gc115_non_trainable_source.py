@@ -9,7 +9,7 @@ class NonTrainableSource(Rule):
     code = "GC115"
     name = "non-trainable-source"
     summary = "Gradients are asked for non-trainable variables (e.g. `model.variables` includes BatchNormalization statistics)."
-    message = "{variables} not trainable: the tape does not watch non-trainable variables, so the gradient is None"
+    message = "{variables} {is} not trainable: the tape does not watch non-trainable variables, so the gradient is None"
     what = """
 Finds non-trainable variables among the sources of `tape.gradient`, typically because the
 step asks for `model.variables` or `model.weights` instead of `model.trainable_variables`

@@ -9,12 +9,13 @@ class CapturedByValue(Rule):
     code = "GC116"
     name = "captured-by-value"
     summary = "The loss depends on a nested `tf.function` (e.g. `@tf.function` on a Keras 3 `Model.call`) that captured the variables by value."
-    message = "{function} was traced while its variables were created, so it captured {variables} by value: the tape never sees them read"
+    message = "{function} was traced while its variables were created, so it captured {variables} by value: the tape never sees {them} read"
     what = """
 Finds variables created while a `tf.function` was being traced (a Keras 3 model whose
 `call` is decorated with `@tf.function` and is built by its first call) and a loss that
 depends on that function. The traced function computes with the values it saw while
-tracing, not with reads of the variables.
+tracing (the variables' initial values), not with reads of the variables. The finding
+points at the function's `@tf.function` decorator.
 """
     why = """
 The tape sees the function call as one op whose inputs do not include the variables, so
@@ -40,10 +41,11 @@ class Net(keras.Model):
         return self.dense(x)
 """
     fix = (
-        "Remove `@tf.function` from `call` and let the outer training step (`model.fit` or your "
+        "Remove `@tf.function` from `{function}` and let the outer training step (`model.fit` or your "
         "`@tf.function` train step) trace the model; or build the model eagerly (call it once on a "
         "batch) before its first traced call."
     )
+    doc_fields = {"function": "call"}
     references = ("https://keras.io/guides/making_new_layers_and_models_via_subclassing/",)
 
     invalid = (
@@ -61,7 +63,7 @@ class Net(keras.Model):
         super().__init__()
         self.dense = keras.layers.Dense(2)
 
-    @tf.function
+    @tf.function  # expect: GC116
     def call(self, x):
         return self.dense(x)
 
@@ -70,7 +72,7 @@ model = Net()
 x = np.random.rand(8, 4).astype("float32")
 for step in range(2):
     with tf.GradientTape() as tape:
-        loss = tf.reduce_mean(tf.square(model(x)))  # expect: GC116
+        loss = tf.reduce_mean(tf.square(model(x)))
     grads = tape.gradient(loss, model.trainable_variables)
 """,
         ),
@@ -88,7 +90,7 @@ class Net(keras.Model):
         super().__init__()
         self.dense = keras.layers.Dense(2)
 
-    @tf.function
+    @tf.function  # expect: GC116
     def call(self, x):
         return self.dense(x)
 
@@ -99,7 +101,7 @@ model = Net()
 @tf.function
 def train_step(x):
     with tf.GradientTape() as tape:
-        loss = tf.reduce_mean(tf.square(model(x)))  # expect: GC116
+        loss = tf.reduce_mean(tf.square(model(x)))
     return tape.gradient(loss, model.trainable_variables)
 
 

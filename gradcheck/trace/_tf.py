@@ -8,11 +8,14 @@ these, this module is the only one to change. Importing it imports TensorFlow.
 
 from __future__ import annotations
 
+import os
+import sys
+
 import tensorflow as tf
 from tensorflow.python.eager import backprop, imperative_grad, record
 from tensorflow.python.eager import tape as tape_lib
 from tensorflow.python.eager.polymorphic_function import concrete_function
-from tensorflow.python.framework import constant_op, func_graph, op_callbacks, ops
+from tensorflow.python.framework import constant_op, func_graph, op_callbacks, op_def_registry, ops
 from tensorflow.python.ops import resource_variable_ops
 from tensorflow.python.ops.unconnected_gradients import UnconnectedGradients
 from tensorflow.python.util import tf_stack
@@ -36,6 +39,31 @@ try:  # Keras 3
 except ImportError:  # pragma: no cover - Keras 2 / no Keras
     KerasVariable = None
     KerasOptimizer = None
+
+
+def keras_layer_classes() -> list:
+    """The Keras layer base classes in use: Keras 3's, and tf_keras's when legacy Keras is
+    on (``TF_USE_LEGACY_KERAS=1``)."""
+    classes = []
+    try:
+        from keras.src.layers.layer import Layer
+
+        classes.append(Layer)
+    except ImportError:  # pragma: no cover - no Keras 3
+        pass
+    if legacy_keras():
+        try:
+            from tf_keras.src.engine.base_layer import Layer as LegacyLayer
+
+            classes.append(LegacyLayer)
+        except ImportError:  # pragma: no cover - tf_keras missing
+            pass
+    return classes
+
+
+def legacy_keras() -> bool:
+    """Whether ``tf.keras`` is Keras 2 (tf_keras) in this process."""
+    return os.environ.get("TF_USE_LEGACY_KERAS", "").lower() in ("1", "true", "yes")
 
 
 def new_shadow_tape():
@@ -143,3 +171,161 @@ def variable_name(variable) -> str:
         return path
     name = getattr(variable, "name", "") or ""
     return name[:-2] if name.endswith(":0") else name
+
+
+_NONDATA: dict[tuple[str, int], frozenset[int]] = {}
+
+
+def nondata_inputs(op_type: str, n_inputs: int) -> frozenset[int]:
+    """Positions of the inputs of an ``op_type`` op (with ``n_inputs`` inputs) that can
+    never carry a gradient, read from the op's registered signature: an input whose
+    allowed dtypes include no floating type, no resource and no variant (a ``tf.where``
+    condition, gather indices, a shape, an axis). Unknown ops (function calls) and
+    ambiguous lists: none."""
+    cache_key = (op_type, n_inputs)
+    found = _NONDATA.get(cache_key)
+    if found is None:
+        found = _NONDATA[cache_key] = _nondata_inputs(op_type, n_inputs)
+    return found
+
+
+def _nondata_inputs(op_type: str, n_inputs: int) -> frozenset[int]:
+    op_def = op_def_registry.get(op_type)
+    if op_def is None:
+        return frozenset()
+    attrs = {a.name: a for a in op_def.attr}
+    args = list(op_def.input_arg)
+    variadic = [a for a in args if a.number_attr or a.type_list_attr]
+    spare = n_inputs - (len(args) - len(variadic))
+    if len(variadic) > 1 and len({a.number_attr for a in variadic} - {""}) != 1:
+        return frozenset()  # independent lists: which input is which is unknown
+    if spare < 0 or (spare if not variadic else spare % len(variadic)):
+        return frozenset()
+    width = spare // len(variadic) if variadic else 0
+    out, position = set(), 0
+    for arg in args:
+        count = width if (arg.number_attr or arg.type_list_attr) else 1
+        if not _may_carry(arg, attrs):
+            out.update(range(position, position + count))
+        position += count
+    return frozenset(out)
+
+
+def _may_carry(arg, attrs) -> bool:
+    if arg.type:
+        return _carries(arg.type)
+    if arg.type_attr:
+        allowed = attrs[arg.type_attr].allowed_values.list.type
+        return not allowed or any(_carries(t) for t in allowed)
+    return True  # a list of any types (IdentityN, function calls)
+
+
+def _carries(enum) -> bool:
+    """A float or complex value, or a handle to one (a variable, a TensorList)."""
+    dtype = tf.as_dtype(enum)
+    return dtype.is_floating or dtype.is_complex or dtype in (tf.resource, tf.variant)
+
+
+def passed_variables(op_type: str, positions: list[int], n_inputs: int, depth: int = 4) -> dict[int, object]:
+    """The variables the user passed as the inputs at ``positions`` of the ``op_type`` op
+    being executed now (call from the op callback). TensorFlow's C++ fast path reads a
+    variable given straight to an op (``tf.nn.bias_add(x, v)``, ``x * v``) with no Python
+    and no callback; the generated op function's arguments still hold the variable."""
+    frame = sys._getframe(2)
+    while frame is not None and depth:
+        if os.path.basename(frame.f_code.co_filename).startswith("gen_"):
+            break
+        frame, depth = frame.f_back, depth - 1
+    else:
+        return {}
+    op_def = op_def_registry.get(op_type)
+    if frame is None or op_def is None:
+        return {}
+    local = frame.f_locals
+    flat: list = []
+    for arg in op_def.input_arg:
+        value = local.get(arg.name, local.get(arg.name + "_"))
+        if arg.number_attr or arg.type_list_attr:
+            flat.extend(value if isinstance(value, (list, tuple)) else [value])
+        else:
+            flat.append(value)
+    if len(flat) != n_inputs:
+        return {}
+    return {i: flat[i] for i in positions if resource_variable_ops.is_resource_variable(flat[i])}
+
+
+def traced_arguments(graph) -> dict[int, object]:
+    """The eager tensors passed to the ``tf.function`` whose ``graph`` is being traced now,
+    by the op id of the placeholder standing for each: a forward pass run eagerly before
+    the call (``train_step(model(x), y)``) reaches the graph through them."""
+    frame, building = sys._getframe(1), False
+    while frame is not None:
+        code = frame.f_code
+        if code.co_filename.endswith("tracing_compilation.py"):
+            local = frame.f_locals
+            if code.co_name == "_create_concrete_function":
+                building = local.get("func_graph") is graph
+            elif code.co_name in ("_maybe_define_function", "trace_function", "call_function") and building:
+                flat = tf.nest.flatten((local.get("args") or (), local.get("kwargs") or {}), expand_composites=True)
+                tensors = [t for t in flat if isinstance(t, EagerTensorBase)]
+                inputs = list(getattr(graph, "inputs", ()))[: len(tensors)]
+                if len(inputs) != len(tensors) or any(p.dtype != t.dtype for p, t in zip(inputs, tensors, strict=True)):
+                    return {}
+                return {p.op._id: t for p, t in zip(inputs, tensors, strict=True)}
+        frame = frame.f_back
+    return {}
+
+
+_PY_FUNC_OPS = frozenset({"PyFunc", "PyFuncStateless", "EagerPyFunc"})
+
+
+def python_function_of(op):
+    """The Python function a ``tf.numpy_function`` / ``tf.py_function`` graph op runs."""
+    if getattr(op, "type", None) not in _PY_FUNC_OPS:
+        return None
+    from tensorflow.python.ops import script_ops
+
+    try:
+        token = op.get_attr("token")
+    except (ValueError, AttributeError):
+        return None
+    function = script_ops._py_funcs.get(token.decode() if isinstance(token, bytes) else token)
+    while hasattr(function, "__wrapped__"):
+        function = function.__wrapped__
+    return function
+
+
+def handles_used_by(function) -> set[int]:
+    """ids of the resource handles of the variables a Python function can reach directly:
+    its bound object and that object's attributes, its closure, the globals it names; each
+    a variable, or a Keras model or layer (its variables)."""
+    objects: list = []
+    owner = getattr(function, "__self__", None)
+    if owner is not None:
+        objects.append(owner)
+        objects.extend(getattr(owner, "__dict__", {}).values())
+        function = getattr(function, "__func__", function)
+    code = getattr(function, "__code__", None)
+    objects.extend(cell.cell_contents for cell in getattr(function, "__closure__", None) or () if _filled(cell))
+    if code is not None:
+        names = getattr(function, "__globals__", {})
+        objects.extend(names[n] for n in code.co_names if n in names)
+    handles: set[int] = set()
+    for value in objects:
+        variables = [value] if is_variable(value) else getattr(value, "variables", None)
+        if not isinstance(variables, (list, tuple)):
+            continue
+        for variable in variables:
+            try:
+                handles.add(id(handle_of(variable)))
+            except (AttributeError, ValueError, TypeError):
+                continue
+    return handles
+
+
+def _filled(cell) -> bool:
+    try:
+        cell.cell_contents  # noqa: B018 - an empty cell raises
+    except ValueError:
+        return False
+    return True

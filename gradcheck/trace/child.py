@@ -55,6 +55,7 @@ def main(argv: list[str] | None = None) -> None:
         display_path=shown,
         on_progress=progress,
         want_graph=args.graph,
+        show_traceback=True,
     )
     _write(args.result, result)
     sys.stdout.flush()

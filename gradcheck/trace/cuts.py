@@ -15,6 +15,13 @@ target, liveness flips from dead to live at a *frontier* edge ``t → op``. The 
 A blocked op may itself sit behind an earlier one (``equal(round(p), y)``), so the finder
 recurses with the blocked op's float input as the new target and reports the earliest
 cut on each path, keeping the later ones as notes. Everything is O(ops + edges) per level.
+
+The walk follows only inputs that can carry a gradient (``Op.data``: never a
+``tf.where`` condition, gather indices or a shape), so a Huber loss's condition does not
+lead it to a cut that is none, nor to a target correctly built before the tape. A source
+whose every path to the loss runs through such inputs (``one_hot(argmax(q))``) is walked
+again over all inputs. A cut inside the tape outranks a path that never entered it: a TD
+target built from the same network before the tape is a constant on purpose.
 """
 
 from __future__ import annotations
@@ -44,6 +51,13 @@ class Cut:
     later: list[int] = field(default_factory=list)  # cuts further down the same paths
     region: set[int] = field(default_factory=set)  # ops on the starved paths (for chains)
     targets: list[Key] = field(default_factory=list)
+    data: bool = True  # found walking data edges only (chains walk the same edges)
+    via: set[int] = field(default_factory=set)  # OUTSIDE: the ops on the way to the loss that consumed it
+
+
+class _Via(int):
+    """The op where what ran outside the tape meets the loss: the recorded op consuming it,
+    or the target's own producer when that ran outside too (kept with an OUTSIDE culprit)."""
 
 
 @dataclass
@@ -52,16 +66,40 @@ class CutResult:
     unreached: set  # sources with no data-flow path to the targets at all
 
 
-def find_cuts(flow: Flow, targets: list[Key], sources: Iterable[Key], live_fn: LiveFn) -> CutResult:
-    return _find(flow, list(targets), set(sources), live_fn, 0)
+def find_cuts(
+    flow: Flow, targets: list[Key], sources: Iterable[Key], live_fn: LiveFn, watched: Iterable[Key] = ()
+) -> CutResult:
+    """``watched``: the tensors the user's tape watched (a cut at a tensor made outside
+    TensorFlow is "unwatched" only when the tape did not watch it)."""
+    targets, watched = list(targets), frozenset(watched)
+    result = _find(flow, targets, set(sources), live_fn, 0, True, watched)
+    if result.unreached:
+        rest = _find(flow, targets, result.unreached, live_fn, 0, False, watched)
+        result = CutResult(_merge(result.cuts + rest.cuts), rest.unreached)
+    return CutResult(_prefer_inside(result.cuts), result.unreached)
 
 
-def _find(flow: Flow, targets: list[Key], sources: set, live_fn: LiveFn, depth: int) -> CutResult:
-    cone = flow.backward_cone(targets)
+def _prefer_inside(cuts: list[Cut]) -> list[Cut]:
+    """A source cut inside the tape is reported there only: a path of it that never
+    entered the tape (a target built before it) or that no frontier explains is no cause."""
+    inside = set().union(*(c.sources for c in cuts if c.kind not in (OUTSIDE, UNKNOWN))) if cuts else set()
+    out = []
+    for cut in cuts:
+        if cut.kind in (OUTSIDE, UNKNOWN):
+            cut.sources -= inside
+        if cut.sources:
+            out.append(cut)
+    return out
+
+
+def _find(
+    flow: Flow, targets: list[Key], sources: set, live_fn: LiveFn, depth: int, data: bool, watched: frozenset
+) -> CutResult:
+    cone = flow.backward_cone(targets, data)
     # Which sources reach each op of the cone, all sources in one pass (bit i of an op's
     # mask stands for the i-th source): one forward walk per source is O(sources x ops).
     bits = {s: 1 << i for i, s in enumerate(sources)}
-    masks = flow.reach_masks(bits, cone)
+    masks = flow.reach_masks(bits, cone, data=data)
     reached = 0
     for mask in masks.values():
         reached |= mask
@@ -72,7 +110,7 @@ def _find(flow: Flow, targets: list[Key], sources: set, live_fn: LiveFn, depth: 
     region: set[int] = set(masks)
     target_set = set(targets)
     on_path: set[Key] = set(connected)
-    consumers = flow.consumers
+    consumers = flow.data_consumers if data else flow.consumers
     for i in region:
         for key in flow.ops[i].outputs:
             if key in target_set:
@@ -98,28 +136,30 @@ def _find(flow: Flow, targets: list[Key], sources: set, live_fn: LiveFn, depth: 
                 break
         else:
             continue
-        for t in op.inputs:
+        for t in flow.inputs_of(op, data):
             if t in on_path and t not in live:
-                _classify(flow, t, i, region, on_path, add, walked)
+                _classify(flow, t, i, region, on_path, add, walked, data, watched)
     for t in targets:  # an integer loss: walk back from it like from an integer input
         if not flow.is_differentiable(t) and t in flow.producer and flow.producer[t] in region:
-            _walk_integer_region(flow, flow.producer[t], region, on_path, add, walked)
+            _walk_integer_region(flow, flow.producer[t], region, on_path, add, walked, data)
 
     # An integer side input (a shape, an index, a where-condition) is no cut for a source
     # that also reaches the target through floats: its float path died of another cause.
     float_path = 0
     if any(kind == BOUNDARY for kind, _ in found):
-        float_path = _float_path_mask(flow, bits, connected, region, target_set)
+        float_path = _float_path_mask(flow, bits, connected, region, target_set, data)
     cuts: list[Cut] = []
     for (kind, culprit), inputs in found.items():
         owner_mask = masks.get(culprit, 0)
         if kind == BOUNDARY:
             owner_mask &= ~float_path
-        owners = {s for s in connected if owner_mask & bits[s]} if owner_mask else set()
+        # a source still live at this level (it reaches the target by another path too) is
+        # not starved by this cut: an inner level must not take it from the outer cut
+        owners = {s for s in connected if owner_mask & bits[s] and s not in live} if owner_mask else set()
         if not owners:
             continue
         if kind in (BLOCK, BOUNDARY) and inputs and depth < MAX_DEPTH:
-            inner = _find(flow, sorted(inputs, key=repr), owners, live_fn, depth + 1)
+            inner = _find(flow, sorted(inputs, key=repr), owners, live_fn, depth + 1, data, watched)
             earlier = set()
             for cut in inner.cuts:
                 cut.later.append(culprit)
@@ -127,23 +167,48 @@ def _find(flow: Flow, targets: list[Key], sources: set, live_fn: LiveFn, depth: 
                 cuts.append(cut)
             owners -= earlier
         if owners:
-            cuts.append(Cut(kind, culprit, owners, [], region, targets))
+            via = {int(i) for i in inputs if isinstance(i, _Via)}
+            cuts.append(Cut(kind, culprit, owners, [], region, targets, data, via))
     blamed = set().union(*(c.sources for c in cuts)) if cuts else set()
     stray = connected - blamed - live  # a live source is not cut at this level
     if stray:
-        cuts.append(Cut(UNKNOWN, -1, stray, [], region, targets))
+        cuts.append(Cut(UNKNOWN, -1, stray, [], region, targets, data))
+    cuts = _merge(cuts)
     if depth == 0:  # chains run from a source through the cut to the real loss
         for cut in cuts:
             cut.region, cut.targets = region, targets
-    return CutResult(_merge(cuts), unreached)
+            if cut.later and (not data or _bypasses(flow, cut, region, target_set, data)):
+                # fixing this cut alone is enough (the later ones sit on side paths), or its
+                # paths run through indices or conditions, where "fix both" means nothing
+                cut.later = []
+    return CutResult(cuts, unreached)
 
 
-def _float_path_mask(flow: Flow, bits: dict, connected: set, region: set[int], targets: set) -> int:
+def _bypasses(flow: Flow, cut: Cut, region: set[int], targets: set, data: bool) -> bool:
+    """Whether a path runs from the cut's outputs to a target through none of its later cuts."""
+    consumers = flow.data_consumers if data else flow.consumers
+    blocked = set(cut.later)
+    seen: set[int] = set()
+    keys = list(flow.ops[cut.op].outputs)
+    while keys:
+        key = keys.pop()
+        if key in targets:
+            return True
+        for i in consumers.get(key, ()):
+            if i in region and i not in blocked and i not in seen:
+                seen.add(i)
+                keys.extend(flow.ops[i].outputs)
+    return False
+
+
+def _float_path_mask(flow: Flow, bits: dict, connected: set, region: set[int], targets: set, data: bool) -> int:
     """The bits of the sources that reach a target through float (or written) tensors
-    only, for all sources in one pass."""
+    computed on the tape only, for all sources in one pass (a path that left the tape,
+    like a TD target built before it, is no excuse for an integer cut on the tape)."""
     seeds = {s: bits[s] for s in connected}
     blocked = {k for k, d in flow.differentiable.items() if not d and not isinstance(k, WriteKey)}
-    masks = flow.reach_masks(seeds, region, blocked)
+    recorded = {i for i in region if flow.ops[i].recorded}
+    masks = flow.reach_masks(seeds, recorded, blocked, data)
     out = 0
     for i, mask in masks.items():
         for k in flow.ops[i].outputs:
@@ -153,28 +218,43 @@ def _float_path_mask(flow: Flow, bits: dict, connected: set, region: set[int], t
     return out
 
 
-def _classify(flow: Flow, t: Key, consumer: int, region: set[int], on_path: set[Key], add, walked: tuple) -> None:
+def _classify(
+    flow: Flow,
+    t: Key,
+    consumer: int,
+    region: set[int],
+    on_path: set[Key],
+    add,
+    walked: tuple,
+    data: bool,
+    watched: frozenset = frozenset(),
+) -> None:
     """``walked`` holds the ops this level's earlier integer-region and out-of-tape walks
     went through: what they lead to is already in ``add``, so a walk stops there and each
     op is walked once per level (O(ops + edges), however many frontier edges)."""
     op = flow.ops[consumer]
     producer = flow.producer.get(t)
     if not op.recorded:
-        add(OUTSIDE, consumer)
+        # the target itself was computed off the tape: blame where that stretch began (the
+        # forward pass run before the tape, or the first op after it)
+        for entry in _outside_entries(flow, consumer, region, walked, data):
+            add(OUTSIDE, entry, [_Via(consumer)])
     elif isinstance(t, WriteKey):
         add(ASSIGN, flow.producer[t])
     elif producer is not None and not flow.ops[producer].recorded:
-        for entry in _outside_entries(flow, producer, region, walked):
-            add(OUTSIDE, entry)
-    elif producer is None or t in flow.resources:
+        for entry in _outside_entries(flow, producer, region, walked, data):
+            add(OUTSIDE, entry, [_Via(consumer)])
+    elif (producer is None or t in flow.resources) and t not in watched:
         add(UNWATCHED, consumer)
     elif flow.is_differentiable(t):
         add(BLOCK, consumer, [t])
     else:
-        _walk_integer_region(flow, producer, region, on_path, add, walked)
+        _walk_integer_region(flow, producer, region, on_path, add, walked, data)
 
 
-def _walk_integer_region(flow: Flow, start: int, region: set[int], on_path: set[Key], add, walked: tuple) -> None:
+def _walk_integer_region(
+    flow: Flow, start: int, region: set[int], on_path: set[Key], add, walked: tuple, data: bool
+) -> None:
     """From an op producing an integer/bool tensor, find where floats became integers."""
     seen = walked[0]
     stack = [start]
@@ -185,13 +265,14 @@ def _walk_integer_region(flow: Flow, start: int, region: set[int], on_path: set[
         seen.add(i)
         op = flow.ops[i]
         if not op.recorded:
-            for entry in _outside_entries(flow, i, region, walked):
+            for entry in _outside_entries(flow, i, region, walked, data):
                 add(OUTSIDE, entry)
             continue
-        float_inputs = [k for k in op.inputs if k in on_path and flow.is_differentiable(k) and k not in flow.resources]
+        inputs = flow.inputs_of(op, data)
+        float_inputs = [k for k in inputs if k in on_path and flow.is_differentiable(k) and k not in flow.resources]
         if float_inputs:
             add(BOUNDARY, i, float_inputs)
-        for key in op.inputs:
+        for key in inputs:
             if key in on_path and not flow.is_differentiable(key):
                 if isinstance(key, WriteKey):
                     add(ASSIGN, flow.producer[key])
@@ -199,7 +280,7 @@ def _walk_integer_region(flow: Flow, start: int, region: set[int], on_path: set[
                     stack.append(flow.producer[key])
 
 
-def _outside_entries(flow: Flow, start: int, region: set[int], walked: tuple) -> list[int]:
+def _outside_entries(flow: Flow, start: int, region: set[int], walked: tuple, data: bool) -> list[int]:
     """The earliest ops of the out-of-tape stretch ending at ``start``: where the forward
     pass left (or never entered) the tape. Ops an earlier call walked are not walked
     again (their entries were returned then)."""
@@ -212,7 +293,7 @@ def _outside_entries(flow: Flow, start: int, region: set[int], walked: tuple) ->
         seen.add(i)
         upstream = [
             flow.producer[k]
-            for k in flow.ops[i].inputs
+            for k in flow.inputs_of(flow.ops[i], data)
             if k in flow.producer and flow.producer[k] in region and not flow.ops[flow.producer[k]].recorded
         ]
         if upstream:
@@ -230,6 +311,7 @@ def _merge(cuts: list[Cut]) -> list[Cut]:
             merged[key].sources |= cut.sources
             merged[key].later += [x for x in cut.later if x not in merged[key].later]
             merged[key].region |= cut.region
+            merged[key].via |= cut.via
         else:
             merged[key] = cut
     return list(merged.values())

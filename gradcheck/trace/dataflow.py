@@ -5,6 +5,11 @@ reads it. Tensors are opaque hashable keys. A write into a variable (``assign``)
 edge too: the assign op produces a virtual "written value" key that every later read of
 that variable takes as an extra input, so a path through an assignment exists in the
 graph and the cut finder can blame the assignment.
+
+Not every input of an op can carry a gradient: a ``tf.where`` condition, gather indices,
+a reshape's shape never do, whatever their values. The builders name those positions
+(``nondata``, from TensorFlow's op registry); ``Op.data`` holds the other inputs and every
+walk can be asked to follow data edges only (``data=True``).
 """
 
 from __future__ import annotations
@@ -54,6 +59,7 @@ class Op:
     tag: str = ""
     name: str = ""
     attrs: dict = field(default_factory=dict)
+    data: tuple = ()  # the inputs that can carry a gradient (see the module docstring)
 
 
 class WriteKey(tuple):
@@ -70,6 +76,7 @@ class Flow:
         self.ops: list[Op] = []
         self.producer: dict[Key, int] = {}
         self.consumers: dict[Key, list[int]] = {}
+        self.data_consumers: dict[Key, list[int]] = {}
         self.differentiable: dict[Key, bool] = {}
         self.resources: set[Key] = set()
         self._last_write: dict[Key, WriteKey] = {}
@@ -85,24 +92,31 @@ class Flow:
         tag: str = "",
         name: str = "",
         attrs: dict | None = None,
+        nondata: frozenset[int] = frozenset(),
     ) -> Op:
         index = len(self.ops)
         inputs = tuple(inputs) if type not in VALUE_INDEPENDENT else ()
+        # An assignment's first input names the variable written, it is not data read.
+        if tag == TAG_ASSIGN:
+            nondata = nondata | {0}
+        data = tuple(k for i, k in enumerate(inputs) if i not in nondata) if nondata else inputs
         last_write = self._last_write
         if last_write and tag != TAG_ASSIGN:
             # A read of a variable after an in-tape assignment depends on what was written.
             writes = tuple(last_write[k] for k in inputs if k in last_write)
-            inputs = inputs + writes
-        op = Op(index, type, inputs, tuple(outputs), recorded, site, tag, name, attrs or {})
+            inputs, data = inputs + writes, data + writes
+        op = Op(index, type, inputs, tuple(outputs), recorded, site, tag, name, attrs or {}, data)
         self.ops.append(op)
-        # An assignment's first input names the variable written, it is not data read.
-        consumers = self.consumers
-        for key in inputs[1:] if tag == TAG_ASSIGN else inputs:
-            users = consumers.get(key)
-            if users is None:
-                consumers[key] = [index]
-            else:
-                users.append(index)
+        for consumers, keys in (
+            (self.consumers, inputs[1:] if tag == TAG_ASSIGN else inputs),
+            (self.data_consumers, data),
+        ):
+            for key in keys:
+                users = consumers.get(key)
+                if users is None:
+                    consumers[key] = [index]
+                else:
+                    users.append(index)
         producer = self.producer
         for key in op.outputs:
             producer[key] = index  # a later record of the same tensor wins, as on the tape
@@ -118,8 +132,11 @@ class Flow:
     def is_differentiable(self, key: Key) -> bool:
         return self.differentiable.get(key, True)
 
-    def backward_cone(self, targets: Iterable[Key]) -> set[int]:
-        """Indices of every op some target depends on."""
+    def inputs_of(self, op: Op, data: bool) -> tuple:
+        return op.data if data else op.inputs[1:] if op.tag == TAG_ASSIGN else op.inputs
+
+    def backward_cone(self, targets: Iterable[Key], data: bool = False) -> set[int]:
+        """Indices of every op some target depends on (through data edges only if ``data``)."""
         seen: set[int] = set()
         stack = [self.producer[k] for k in targets if k in self.producer]
         ops, producer = self.ops, self.producer
@@ -128,17 +145,18 @@ class Flow:
             if i in seen:
                 continue
             seen.add(i)
-            for key in ops[i].inputs:
+            for key in ops[i].data if data else ops[i].inputs:
                 j = producer.get(key)
                 if j is not None and j not in seen:
                     stack.append(j)
         return seen
 
-    def forward_cone(self, keys: Iterable[Key], within: set[int] | None = None) -> set[int]:
+    def forward_cone(self, keys: Iterable[Key], within: set[int] | None = None, data: bool = False) -> set[int]:
         """Indices of every op that depends on ``keys`` (restricted to ``within``)."""
+        consumers = self.data_consumers if data else self.consumers
         seen: set[int] = set()
-        stack = [i for k in keys for i in self.consumers.get(k, ())]
-        ops, consumers = self.ops, self.consumers
+        stack = [i for k in keys for i in consumers.get(k, ())]
+        ops = self.ops
         while stack:
             i = stack.pop()
             if i in seen or (within is not None and i not in within):
@@ -150,7 +168,9 @@ class Flow:
                         stack.append(j)
         return seen
 
-    def reach_masks(self, seeds: dict[Key, int], within: set[int], blocked: set | None = None) -> dict[int, int]:
+    def reach_masks(
+        self, seeds: dict[Key, int], within: set[int], blocked: set | None = None, data: bool = False
+    ) -> dict[int, int]:
         """Many ``forward_cone`` walks in one pass: ``seeds`` maps each start key to a bit
         (an ``int`` mask); the result maps every op of ``within`` that some start reaches
         to the mask of the starts reaching it. Keys in ``blocked`` carry no reach on. One
@@ -160,7 +180,7 @@ class Flow:
         Ops are visited in index order, which is execution order; an edge against it (an
         op recorded after its consumer, as a recovered variable read is) costs one more pass.
         """
-        ops, consumers = self.ops, self.consumers
+        ops, consumers = self.ops, self.data_consumers if data else self.consumers
         order = sorted(within)
         masks: dict[int, int] = {}
         key_mask: dict[Key, int] = dict(seeds)
@@ -170,7 +190,7 @@ class Flow:
             for j in order:
                 op = ops[j]
                 mask = 0
-                for key in op.inputs[1:] if op.tag == TAG_ASSIGN else op.inputs:
+                for key in self.inputs_of(op, data):
                     m = get(key)
                     if m is not None and m is not mask:
                         mask = mask | m if mask else m  # no new big int for the one-input case
@@ -193,9 +213,9 @@ class Flow:
             if not again:
                 return masks
 
-    def path(self, source: Key, via: int, targets: Iterable[Key], region: set[int]) -> list[int]:
+    def path(self, source: Key, via: int, targets: Iterable[Key], region: set[int], data: bool = False) -> list[int]:
         """A shortest op path source → … → ops[via] → … → a target, inside ``region``."""
-        first = self._bfs([source], lambda i: i == via, region)
+        first = self._bfs([source], lambda i: i == via, region, data)
         if not first:
             return [via]
         target_set = set(targets)
@@ -203,18 +223,20 @@ class Flow:
             list(self.ops[via].outputs),
             lambda i: any(k in target_set for k in self.ops[i].outputs),
             region,
+            data,
         )
         if not second and any(k in target_set for k in self.ops[via].outputs):
             second = []
         return first + second
 
-    def _bfs(self, start_keys: list[Key], done, region: set[int]) -> list[int]:
+    def _bfs(self, start_keys: list[Key], done, region: set[int], data: bool) -> list[int]:
         from collections import deque
 
+        consumers = self.data_consumers if data else self.consumers
         parent: dict[int, int | None] = {}
         queue: deque[int] = deque()
         for key in start_keys:
-            for i in self.consumers.get(key, ()):
+            for i in consumers.get(key, ()):
                 if i in region and i not in parent:
                     parent[i] = None
                     queue.append(i)
@@ -228,7 +250,7 @@ class Flow:
                     cur = parent[cur]
                 return out[::-1]
             for key in self.ops[i].outputs:
-                for j in self.consumers.get(key, ()):
+                for j in consumers.get(key, ()):
                     if j in region and j not in parent:
                         parent[j] = i
                         queue.append(j)

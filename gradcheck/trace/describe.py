@@ -67,7 +67,12 @@ def in_characters(location: Location) -> Location:
 
 def render(finding: Finding) -> None:
     rule = get_rule(finding.code)
-    fields = dict(finding._fields, names=short_list(finding.variables), variables=_phrase(finding.variables))
+    fields = dict(
+        finding._fields,
+        names=short_list(finding.variables),
+        variables=_phrase(finding.variables),
+        count=len(finding.variables),
+    )
     finding.message = rule.format_message(**fields)
     finding.fix = rule.fix_text(**fields)
 
@@ -188,7 +193,7 @@ def chain(ctx: Context, cut: Cut, source_key) -> list[ChainLink]:
         return []
     culprit = ctx.op_location(cut.op)
     culprit_path = culprit.path if culprit else None
-    path = ctx.flow.path(source_key, cut.op, cut.targets, cut.region | {cut.op})
+    path = ctx.flow.path(source_key, cut.op, cut.targets, cut.region | {cut.op}, cut.data)
     links = []
     for i in path:
         op = ctx.flow.ops[i]

@@ -11,6 +11,7 @@ Tensors that leave TensorFlow (``.numpy()``, ``float()``, NumPy calls) are noted
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 
 from gradcheck.trace import frames
@@ -19,6 +20,7 @@ from gradcheck.trace.dataflow import TAG_ASSIGN, TAG_CUSTOM_GRADIENT, TAG_FUNCTI
 #: DataType enums (types.proto) that carry gradients: half, float, double, bfloat16, complex.
 _DIFFERENTIABLE_ENUMS = frozenset({1, 2, 8, 14, 18, 19})
 _RESOURCE_ENUM = 20
+_VARIANT_ENUM = 21  # TensorList handles: a while loop's values, and their gradients
 _ASSIGN_OPS = frozenset(
     {
         "AssignVariableOp",
@@ -40,7 +42,7 @@ class Record:
     type: str
     inputs: tuple
     outputs: tuple
-    site: tuple | None
+    site: tuple | None  # frames.Sites: the user frames, innermost first
     tapes: tuple  # ids of the checked tapes recording when the op ran
     tag: str = ""
     refs: tuple | None = None  # the output tensors, kept while a tape may ask about them
@@ -69,11 +71,15 @@ class EagerRecorder:
         self.active: tuple[int, ...] = ()  # ids of the checked tapes recording now
         self.paused = 0
         self.dtypes: dict[int, int] = {}  # tensor id -> DataType enum
-        self.escapes: dict[int, tuple] = {}  # tensor id -> user site where it left TF
+        # tensor id -> [(seq, user site, code)] where its value left TensorFlow, oldest first
+        self.escapes: dict[int, list[tuple[int, tuple, str]]] = {}
         self.producer_seq: dict[int, int] = {}  # tensor id -> seq of its producing record
         # Float inputs of in-tape ops that no recorded op produced: constants, and the
         # variable reads TensorFlow's C++ fast path performs without any callback.
         self.orphans: dict[int, object] = {}
+        #: ``(op_type, positions, n_inputs) -> {position: variable}``: the variables passed
+        #: straight to the op being executed (set by the hooks; see ``_tf.passed_variables``).
+        self.passed_variables = None
 
     # -- the op callback --------------------------------------------------------------
     def callback(self, op_type, inputs, attrs, outputs, op_name=None, graph=None):
@@ -82,6 +88,10 @@ class EagerRecorder:
         if self.session.recording:
             self.session.watch_outputs(outputs or (), _graph_is_float if graph is not None else _eager_is_float)
         if graph is not None:
+            if self.session.recording and outputs:
+                site = frames.layer_site(sys._getframe(1))
+                if site is not None:
+                    outputs[0].op._gc_layer_site = site  # see Context.op_location
             return None
         if isinstance(op_type, bytes):
             op_type = op_type.decode()
@@ -92,8 +102,24 @@ class EagerRecorder:
             tag = TAG_ASSIGN
         elif op_type.startswith(("__inference_", "__forward_")):
             tag = TAG_FUNCTION
+        if self.passed_variables is not None and not tag:
+            self._note_hidden_reads(op_type, inputs)
         self._add(op_type, inputs, outputs or (), tag)
         return None
+
+    def _note_hidden_reads(self, op_type: str, inputs) -> None:
+        """A variable given straight to an op is read in C++ with no callback: its value
+        arrives with no producer. Record the read it was, from the variable's handle."""
+        producer = self.producer_seq
+        orphans = [i for i, t in enumerate(inputs) if _key(t) not in producer and _eager_is_float(t)]
+        if not orphans:
+            return
+        for i, variable in self.passed_variables(op_type, orphans, len(inputs)).items():
+            try:
+                handle = variable.handle
+            except (AttributeError, ValueError):
+                continue
+            self._add("ReadVariableOp", [handle], [inputs[i]], TAG_READ)
 
     def _add(self, op_type: str, inputs, outputs, tag: str) -> None:
         dtypes = self.dtypes
@@ -112,7 +138,7 @@ class EagerRecorder:
             if k is not None:
                 out_keys.append(k)
                 dtypes[k] = t._datatype_enum()
-        site = frames.current_user_site()
+        site = frames.current_user_sites()
         keep = tuple(outputs) if self.active else None
         rec = Record(self.seq, op_type, tuple(in_keys), tuple(out_keys), site, self.active, tag, keep)
         self.seq += 1
@@ -145,11 +171,25 @@ class EagerRecorder:
             self._add(op_type, inputs, outputs, "")
 
     def note_escape(self, tensor) -> None:
+        """``tensor``'s value is leaving TensorFlow here (GC105), or, inside the Python
+        function of a ``tf.numpy_function``, there (GC106, at the ``tf.numpy_function`` call)."""
         k = _key(tensor)
-        if k is not None and k in self.producer_seq and k not in self.escapes:
-            site = frames.current_user_site()
-            if site is not None:
-                self.escapes[k] = site
+        if k is None:
+            return
+        code, site = "GC105", frames.current_user_site()
+        host = frames.numpy_function_caller(sys._getframe(1))
+        if host is not None:
+            code, site = "GC106", host
+        if site is None:
+            return
+        seen = self.escapes.get(k)
+        if seen is None:
+            if len(self.escapes) >= self.limit:  # a long warm-up loop: forget the oldest half
+                for old in list(self.escapes)[: self.limit // 2]:
+                    del self.escapes[old]
+            self.escapes[k] = [(self.seq, site, code)]
+        elif seen[-1][1] != site:
+            seen.append((self.seq, site, code))
 
     def release_before(self, seq: int) -> None:
         """Drop kept tensors of ops older than ``seq`` (no unreleased tape needs them).
@@ -163,9 +203,30 @@ class EagerRecorder:
         if not self.active:
             self.orphans.clear()
 
+    def producing_records(self, keys) -> list[Record]:
+        """The records that computed ``keys`` and everything they depend on, oldest first:
+        how an eager tensor a traced function captured (a value computed in ``build()``)
+        came to be."""
+        records = self.records
+        if not records:
+            return []
+        base = records[0].seq
+        found: dict[int, Record] = {}
+        stack = [self.producer_seq.get(k) for k in keys]
+        while stack:
+            seq = stack.pop()
+            if seq is None or seq in found or not 0 <= seq - base < len(records):
+                continue
+            rec = found[seq] = records[seq - base]
+            stack.extend(self.producer_seq.get(k) for k in rec.inputs)
+        return [found[seq] for seq in sorted(found)]
+
     # -- building the data-flow graph ---------------------------------------------------
-    def build_flow(self, tape_id: int, extra_tensors: dict[int, object]) -> tuple[Flow, dict[int, object]]:
-        """Flow over every kept record; ``recorded`` means recorded by tape ``tape_id``.
+    def build_flow(
+        self, tape_id: int, extra_tensors: dict[int, object], nondata=lambda op_type, n: frozenset()
+    ) -> tuple[Flow, dict[int, object]]:
+        """Flow over every kept record; ``recorded`` means recorded by tape ``tape_id``;
+        ``nondata(op_type, n_inputs)`` names the inputs that never carry a gradient.
         Returns the flow and the tensors (by key) TensorFlow can be asked about."""
         flow = Flow()
         tensors: dict[int, object] = dict(extra_tensors)
@@ -180,6 +241,7 @@ class EagerRecorder:
                 site=rec.site,
                 tag=rec.tag,
                 name=rec.type,
+                nondata=nondata(rec.type, len(rec.inputs)),
             )
             if recorded and rec.refs is not None:
                 for k, t in zip(rec.outputs, rec.refs, strict=False):
@@ -188,6 +250,6 @@ class EagerRecorder:
             if enum == _RESOURCE_ENUM:
                 flow.resources.add(k)
                 flow.differentiable[k] = False
-            elif enum not in _DIFFERENTIABLE_ENUMS:
+            elif enum not in _DIFFERENTIABLE_ENUMS and enum != _VARIANT_ENUM:
                 flow.differentiable[k] = False
         return flow, tensors

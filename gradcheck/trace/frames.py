@@ -115,9 +115,10 @@ def frame_site(frame: FrameType) -> tuple[CodeType, int]:
     return (frame.f_code, frame.f_lasti)
 
 
-def site_location(site: tuple[CodeType, int]) -> Location:
+def site_location(site: tuple[CodeType, int], hints: tuple[str, ...] = ()) -> Location:
     """Resolve a ``frame_site`` to file, line and the 1-based column span (Python 3.11+
-    knows the exact expression being executed)."""
+    knows the exact expression being executed; on 3.10 the span comes from the line's AST,
+    a call named in ``hints`` first, as for graph tracebacks)."""
     code, lasti = site
     positions = _POSITIONS.get(code)
     if positions is None and hasattr(code, "co_positions"):
@@ -134,13 +135,105 @@ def site_location(site: tuple[CodeType, int]) -> Location:
             )
     import dis
 
-    line = next((ln for off, ln in dis.findlinestarts(code) if off <= lasti), code.co_firstlineno)
-    return Location(code.co_filename, line or code.co_firstlineno)
+    # Python 3.10: no column positions; the line is that of the last line start at or
+    # before the instruction (f_lasti counts bytes there, as dis offsets do)
+    line = code.co_firstlineno
+    for offset, start in dis.findlinestarts(code):
+        if offset > lasti:
+            break
+        if start is not None:
+            line = start
+    from gradcheck import sourcemap
+
+    expr = sourcemap.expression_at(code.co_filename, line, hints=hints)
+    if expr is not None and expr.line == line:
+        return Location(code.co_filename, line, expr.column, expr.end_line, expr.end_column)
+    return Location(code.co_filename, line)
 
 
 def current_user_site() -> tuple[CodeType, int] | None:
     frame = user_frame(sys._getframe(1))
     return frame_site(frame) if frame is not None else None
+
+
+Sites = tuple[tuple[CodeType, int], ...]
+
+
+def numpy_function_caller(start: FrameType | None, depth: int = 60) -> tuple[CodeType, int] | None:
+    """When running inside the Python function of an eager ``tf.numpy_function``: the
+    user's site that called ``tf.numpy_function``."""
+    frame = start
+    while frame is not None and depth:
+        code = frame.f_code
+        if code.co_name in ("numpy_function", "py_func") and code.co_filename.endswith("script_ops.py"):
+            caller = user_frame(frame)
+            return frame_site(caller) if caller is not None else None
+        frame, depth = frame.f_back, depth - 1
+    return None
+
+
+def layer_site(start: FrameType | None):
+    """The site where the user applied (else created) the innermost Keras layer running
+    now, when no user code runs inside that layer (a ``Lambda(ops.argmax)``, a built-in layer): inside
+    ``model.fit`` the op otherwise has no user line but the ``fit`` call."""
+    frame = start
+    while frame is not None:
+        code = frame.f_code
+        if _is_user_code(code):
+            return None
+        if code.co_name == "__call__":
+            layer = frame.f_locals.get("self")
+            site = getattr(layer, "_gc_call_site", None) or getattr(layer, "_gc_site", None)
+            if site is not None:
+                return site
+        frame = frame.f_back
+    return None
+
+
+def current_user_sites(limit: int = 8) -> Sites | None:
+    """The user frames of the current stack, innermost first (at most ``limit``): the
+    innermost is where an op came from, an outer one where the user's code at the level
+    of the tape called into it (``self(x)`` in a ``train_step``)."""
+    frame = sys._getframe(1)
+    out = []
+    is_user = _is_user_code
+    while frame is not None:
+        if is_user(frame.f_code):
+            out.append((frame.f_code, frame.f_lasti))
+            if len(out) == limit:
+                break
+        frame = frame.f_back
+    return tuple(out) or None
+
+
+@dataclass(frozen=True)
+class UserFrame:
+    """One user frame of an op's stack: where, and in which function (file and name)."""
+
+    path: str
+    line: int
+    function: str
+    site: tuple[CodeType, int] | None = None  # eager: the exact instruction
+
+    @property
+    def scope(self) -> tuple[str, str]:
+        return (self.path, self.function)
+
+    def location(self, hints: tuple[str, ...] = ()) -> Location:
+        return site_location(self.site, hints) if self.site is not None else Location(self.path, self.line)
+
+
+def sites_frames(sites: Sites | None) -> list[UserFrame]:
+    """User frames (innermost first) of an eager op's recorded sites."""
+    out = []
+    for code, lasti in sites or ():
+        out.append(UserFrame(code.co_filename, site_location((code, lasti)).line, code.co_name, (code, lasti)))
+    return out
+
+
+def stack_frames(stack) -> list[UserFrame]:
+    """User frames (innermost first) of a TensorFlow stack (``op.traceback``, outermost first)."""
+    return [UserFrame(f.filename, f.lineno, f.name) for f in reversed(list(stack)) if is_user_file(f.filename)]
 
 
 def stack_user_location(stack) -> Location | None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from gradcheck.trace import _tf
 from gradcheck.trace.dataflow import TAG_ASSIGN, TAG_CUSTOM_GRADIENT, TAG_FUNCTION, TAG_READ, Flow
-from gradcheck.trace.eager import _ASSIGN_OPS, _READ_OPS
+from gradcheck.trace.eager import _ASSIGN_OPS, _DIFFERENTIABLE_ENUMS, _READ_OPS, _RESOURCE_ENUM, _VARIANT_ENUM
 
 _FUNCTION_OPS = frozenset({"PartitionedCall", "StatefulPartitionedCall"})
 
@@ -72,11 +72,47 @@ def _tag(op) -> str:
     return ""
 
 
-def build_flow(graph, windows: list[tuple[int, int]], upto: int) -> tuple[Flow, dict]:
+def eager_key(tensor_id: int) -> tuple[str, int]:
+    """The key of an eager tensor in a graph-mode flow."""
+    return ("eager", tensor_id)
+
+
+def build_flow(graph, windows: list[tuple[int, int]], upto: int, recorder=None) -> tuple[Flow, dict]:
     """Flow over the ops of ``graph`` with id ≤ ``upto``; ``windows`` are the (start, end]
-    op-id ranges during which the tape recorded in this graph."""
+    op-id ranges during which the tape recorded in this graph.
+
+    An eager tensor the graph captured (a value computed once in ``build()`` or before the
+    function was traced) or was called with (``train_step(model(x), y)``) is a placeholder
+    here; when the eager ``recorder`` saw the ops that computed it, they join the flow (as
+    ops no tape recorded), so the path from a variable through them exists and is cut
+    where it left the tape."""
     flow = Flow()
     tensors: dict = {}
+    captured = {}
+    if recorder is not None:
+        externals = [(e, i.op._id) for e, i in getattr(graph, "captures", ())]
+        externals += [(t, op_id) for op_id, t in _tf.traced_arguments(graph).items()]
+        for external, op_id in externals:
+            ident = getattr(external, "_id", None)
+            if ident is not None and ident in recorder.producer_seq:
+                captured[op_id] = eager_key(ident)
+        for rec in recorder.producing_records(k for _, k in captured.values()):
+            flow.add(
+                rec.type,
+                [eager_key(k) for k in rec.inputs],
+                [eager_key(k) for k in rec.outputs],
+                recorded=False,
+                site=rec.site,
+                tag=rec.tag,
+                name=rec.type,
+                nondata=_tf.nondata_inputs(rec.type, len(rec.inputs)),
+            )
+            for k in rec.inputs + rec.outputs:
+                enum = recorder.dtypes.get(k)
+                if enum == _RESOURCE_ENUM:
+                    flow.resources.add(eager_key(k))
+                if enum not in _DIFFERENTIABLE_ENUMS and enum != _VARIANT_ENUM:
+                    flow.differentiable[eager_key(k)] = False
     ops = sorted((op for op in graph.get_operations() if op._id <= upto), key=lambda op: op._id)
     for op in ops:
         ident = op._id
@@ -90,15 +126,16 @@ def build_flow(graph, windows: list[tuple[int, int]], upto: int) -> tuple[Flow, 
             if _tf.is_resource_dtype(dtype):
                 flow.resources.add(k)
                 flow.differentiable[k] = False
-            elif not _tf.is_differentiable_dtype(dtype):
-                flow.differentiable[k] = False
+            elif not _tf.is_differentiable_dtype(dtype) and dtype != _tf.tf.variant:
+                flow.differentiable[k] = False  # a variant (TensorList) carries gradients
         flow.add(
             op.type,
-            [key(t) for t in op.inputs],
+            [key(t) for t in op.inputs] if ident not in captured else [captured[ident]],
             outputs,
             recorded=recorded,
             site=op,
             tag=_tag(op),
             name=op.name,
+            nondata=_tf.nondata_inputs(op.type, len(op.inputs)),
         )
     return flow, tensors

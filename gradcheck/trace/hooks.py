@@ -1,9 +1,11 @@
-"""Install and remove the tracer's hooks on TensorFlow and Keras (see ``session``)."""
+"""Install and remove the tracer's hooks on TensorFlow and Keras (see ``session``):
+``with tracing(session):`` runs the user's code with them."""
 
 from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Iterator
 from contextlib import contextmanager, nullcontext
 from functools import cached_property
 
@@ -16,6 +18,34 @@ from gradcheck.trace.session import Session, StopCheck
 def _strict() -> bool:
     """In gradcheck's own tests an engine error must fail loudly, not be a warning."""
     return os.environ.get("GRADCHECK_STRICT") == "1"
+
+
+_ACTIVE: Session | None = None
+
+
+def activate(session: Session) -> None:
+    """Install the hooks for ``session`` (one session at a time)."""
+    global _ACTIVE
+    if _ACTIVE is not None:
+        raise RuntimeError("a gradcheck session is already active")
+    install(session)
+    _ACTIVE = session
+
+
+def deactivate(session: Session) -> None:
+    global _ACTIVE
+    if _ACTIVE is session:
+        _ACTIVE = None
+        uninstall(session)
+
+
+@contextmanager
+def tracing(session: Session) -> Iterator[Session]:
+    activate(session)
+    try:
+        yield session
+    finally:
+        deactivate(session)
 
 
 def install(session: Session) -> None:
@@ -128,6 +158,7 @@ def install(session: Session) -> None:
         return func(*args, **kwargs)
 
     session.patch(_tf.EagerTensorBase, "__array_function__", __array_function__)
+    _wrap_numpy_constructors(session)
 
     # In eager mode tf.numpy_function is plain Python: its result is a new constant. Record
     # it as the PyFunc op it is in graph mode, so GC106 names it.
@@ -170,6 +201,7 @@ def install(session: Session) -> None:
     orig_call_flat = _tf.ConcreteFunction._call_flat
 
     def _call_flat(self, tensor_inputs, captured_inputs):
+        session.note_function(self)
         session.before_function_call(self)
         return orig_call_flat(self, tensor_inputs, captured_inputs)
 
@@ -180,9 +212,12 @@ def install(session: Session) -> None:
         if cls is not None:
             _wrap_init(session, cls)
 
+    for layer_cls in _tf.keras_layer_classes():
+        _wrap_layer_init(session, layer_cls)
     if _tf.KerasOptimizer is not None:
         _wrap_optimizer(session, _tf.KerasOptimizer)
 
+    recorder.passed_variables = _tf.passed_variables
     _tf.add_op_callback(recorder.callback)
 
 
@@ -214,6 +249,33 @@ class CallSite:
         return location
 
     @cached_property
+    def scope(self) -> tuple[str, str] | None:
+        """The user function (file, name) that called ``tape.gradient`` itself, not through
+        a framework (``model.fit``'s own train step): a forward pass that ran outside the
+        tape is attributed to its call in that function."""
+        if self._eager:
+            code = self._caller.f_code
+            return (code.co_filename, code.co_name) if frames.is_user_file(code.co_filename) else None
+        stack = list(_tf.extract_stack())
+        mine = [i for i, f in enumerate(stack) if f.name == "gradient" and f.filename == __file__]
+        if not mine or mine[-1] == 0:
+            return None
+        caller = stack[mine[-1] - 1]  # autograph's copy of the user's function maps back to it
+        return (caller.filename, caller.name) if frames.is_user_file(caller.filename) else None
+
+    @cached_property
+    def frames(self) -> list[frames.UserFrame]:
+        """The user frames of the call, innermost first."""
+        if self._eager:
+            out, frame = [], self._caller
+            while frame is not None:
+                if frames.is_user_file(frame.f_code.co_filename):
+                    out.append(frames.sites_frames(((frame.f_code, frame.f_lasti),))[0])
+                frame = frame.f_back
+            return out
+        return frames.stack_frames(_tf.extract_stack())
+
+    @cached_property
     def tensor_names(self) -> dict[int, str]:
         """id(tensor) -> the name the calling code gives it (for sources that are tensors),
         from the nearest frame that is not TensorFlow's (autograph's copy keeps names)."""
@@ -229,6 +291,39 @@ class CallSite:
                     if _tf.is_tensor(value) and not name.startswith("_"):
                         names[id(value)] = name
         return names
+
+
+#: NumPy's array constructors read an eager tensor through the buffer protocol (no Python
+#: method of the tensor runs, and they do not dispatch on ``__array_function__``).
+_NUMPY_CONSTRUCTORS = ("array", "asarray", "asanyarray", "ascontiguousarray", "asfortranarray")
+
+
+def _wrap_numpy_constructors(session: Session) -> None:
+    import functools
+
+    import numpy as np
+
+    recorder, tensor_type = session.recorder, _tf.EagerTensorBase
+
+    def note(value) -> None:
+        if isinstance(value, tensor_type):
+            recorder.note_escape(value)
+        elif isinstance(value, (list, tuple)) and len(value) <= 64:
+            for item in value:
+                if isinstance(item, tensor_type):
+                    recorder.note_escape(item)
+
+    for name in _NUMPY_CONSTRUCTORS:
+        original = getattr(np, name, None)
+        if original is None:
+            continue
+
+        def constructor(*args, _original=original, **kwargs):
+            if args and not recorder.paused:
+                note(args[0])
+            return _original(*args, **kwargs)
+
+        session.patch(np, name, functools.wraps(original)(constructor))
 
 
 def _numpy_function_inputs(frame, depth: int = 16):
@@ -260,6 +355,34 @@ def _wrap_init(session: Session, cls) -> None:
         session.note_variable(self)
 
     session.patch(cls, "__init__", __init__)
+
+
+def _wrap_layer_init(session: Session, cls) -> None:
+    """Where the user created each Keras layer, and where user code first applied it
+    (``y = Embedding(...)(x)`` in a functional model): ``frames.layer_site`` reads them."""
+    orig_init, orig_call = cls.__init__, cls.__call__
+
+    def __init__(self, *args, **kwargs):
+        orig_init(self, *args, **kwargs)
+        _note_site(self, "_gc_site", frames.current_user_site())
+
+    def __call__(self, *args, **kwargs):
+        if getattr(self, "_gc_call_site", None) is None:
+            caller = sys._getframe(1)
+            if frames.is_user_file(caller.f_code.co_filename):
+                _note_site(self, "_gc_call_site", frames.frame_site(caller))
+        return orig_call(self, *args, **kwargs)
+
+    session.patch(cls, "__init__", __init__)
+    session.patch(cls, "__call__", __call__)
+
+
+def _note_site(layer, attribute: str, site) -> None:
+    if site is not None and getattr(layer, attribute, None) is None:
+        try:
+            object.__setattr__(layer, attribute, site)  # past Keras's attribute tracking
+        except (AttributeError, TypeError):
+            pass
 
 
 def _wrap_optimizer(session: Session, cls) -> None:

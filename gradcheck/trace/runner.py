@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 import runpy
 import sys
 import traceback
@@ -16,6 +17,7 @@ from collections.abc import Callable, Iterable
 
 from gradcheck.findings import ERROR, CheckError, FileResult
 from gradcheck.trace import frames
+from gradcheck.trace.hooks import tracing
 from gradcheck.trace.session import Session, StopCheck
 
 
@@ -29,10 +31,12 @@ def run_file(
     argv: list[str] | None = None,
     on_progress: Callable[[FileResult], None] | None = None,
     want_graph: bool = False,
+    show_traceback: bool = False,
 ) -> FileResult:
     """Run ``path`` as ``__main__`` (like ``python path``), or import it and check what
     ``function()`` returns, with the tracer installed. ``on_progress`` gets the result so
-    far after every checked gradient."""
+    far after every checked gradient; ``show_traceback`` prints the script's traceback to
+    stderr when it fails (the CLI's child does, for ``-v``)."""
     shown = display_path or path
     result = FileResult(path=shown)
     abspath = os.path.abspath(path)
@@ -56,7 +60,7 @@ def run_file(
     sys.path.insert(0, os.path.dirname(abspath))
     main_module = sys.modules.get("__main__")
     try:
-        with session:
+        with tracing(session):
             if function is None:
                 runpy.run_path(abspath, run_name="__main__")
             else:
@@ -70,6 +74,8 @@ def run_file(
         raise
     except BaseException as error:  # noqa: BLE001 - every failure becomes a one-line reason
         _script_failed(result, session, error, abspath)
+        if show_traceback and result.error is not None:
+            traceback.print_exception(error, file=sys.stderr)  # `gradcheck -v` shows it
     finally:
         sys.argv, sys.path[:] = saved_argv, saved_path
         if main_module is not None:
@@ -90,22 +96,22 @@ def _run_function(abspath: str, function: str, session: Session) -> None:
     if function not in namespace:
         raise _UsageError(f"{os.path.basename(abspath)} defines no function {function!r}")
     built = namespace[function]()
-    check_built(built, session)
+    check_built(built)
 
 
 class _UsageError(Exception):
     pass
 
 
-def check_built(built: object, session: Session) -> None:
+def check_built(built: object) -> None:
     """Run what a ``build()`` returned: a zero-argument step, or ``(model, batch)``."""
     if callable(built) and not _is_model(built):
         built()
         return
     if isinstance(built, tuple) and len(built) == 2 and _is_model(built[0]):
-        from gradcheck.api import run_train_step
+        from gradcheck.trace.steps import run_train_step
 
-        run_train_step(built[0], built[1], session)
+        run_train_step(built[0], built[1])
         return
     raise _UsageError("build() must return a zero-argument train step or a (model, batch) pair")
 
@@ -142,14 +148,19 @@ def _exit_reason(exit_: SystemExit, abspath: str) -> CheckError:
     return CheckError("GC901", f"the script exited with sys.exit({code!r}) before computing any gradient")
 
 
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
 def one_line_reason(error: BaseException) -> str:
     """``ValueError: bad shape (at train.py:12)``: the exception and the user's line."""
     where = ""
     for frame, lineno in traceback.walk_tb(error.__traceback__):
         if frames.is_user_file(frame.f_code.co_filename):
             where = f" (at {os.path.relpath(frame.f_code.co_filename)}:{lineno})"
-    message = str(error).strip().splitlines()
-    text = message[0] if message else ""
+    # the whole message on one line: Keras errors put the cause on their later lines
+    text = " ".join(line.strip() for line in _ANSI.sub("", str(error)).splitlines() if line.strip())
+    if len(text) > 2000:
+        text = text[:1997] + "..."
     if isinstance(error, SyntaxError):
         return f"SyntaxError: {error.msg} (at {os.path.relpath(error.filename or '?')}:{error.lineno})"
     if isinstance(error, ModuleNotFoundError):

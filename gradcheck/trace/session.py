@@ -52,7 +52,24 @@ class TapeState:
     watched: list = field(default_factory=list)
 
 
-_ACTIVE: Session | None = None
+@dataclass(eq=False)
+class Origin:
+    """Where a variable was created: the innermost user site and, when it was created while
+    a function was being traced, that function's graphs (innermost first) and the user
+    frames of the trace (autograph's copy mapped back to the user's source)."""
+
+    site: tuple | None
+    graphs: tuple = ()  # weak references to the FuncGraphs being built
+    trace_frames: tuple = ()  # frames.UserFrame, innermost first
+
+    @property
+    def in_function(self) -> bool:
+        return bool(self.graphs)
+
+    def created_in(self, graph) -> bool:
+        return any(ref() is graph for ref in self.graphs)
+
+
 _NEXT_TAPE_ID = 0
 
 
@@ -82,6 +99,7 @@ class Session:
         self.recorder = EagerRecorder(self)
         self.tapes: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
         self.checked_graphs: dict = {}  # outermost FuncGraph -> executions so far
+        self.function_graphs: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
         self.internal_errors: list[str] = []
         self.recording: list[TapeState] = []  # states whose user tape records now
         self._pending: list = []  # outputs of the newest op, to watch once it is recorded
@@ -194,8 +212,16 @@ class Session:
         """Remember where a variable was created, and whether inside a traced function.
         (Variables are unhashable in TF2, so the note lives on the object.)"""
         if getattr(variable, "_gc_origin", None) is None:
+            origin = Origin(frames.current_user_site())
+            if _tf.inside_function():
+                graphs, graph = [], _tf.default_graph()
+                while isinstance(graph, _tf.FuncGraph):
+                    graphs.append(weakref.ref(graph))
+                    graph = getattr(graph, "outer_graph", None)
+                origin.graphs = tuple(graphs)
+                origin.trace_frames = tuple(frames.stack_frames(_tf.extract_stack()))
             try:
-                variable._gc_origin = (frames.current_user_site(), _tf.inside_function())
+                variable._gc_origin = origin
                 self._variables.append(weakref.ref(variable))
             except (AttributeError, TypeError):
                 pass
@@ -222,8 +248,16 @@ class Session:
                 out.setdefault(id(handle), _tf.variable_name(variable))
         return out
 
+    def note_function(self, concrete) -> None:
+        """Remember a traced function's graph by the name its call ops carry."""
+        function = getattr(concrete, "_inference_function", None)
+        name = getattr(function, "name", None)
+        graph = getattr(concrete, "_func_graph", None)
+        if name is not None and graph is not None:
+            self.function_graphs[name.decode() if isinstance(name, bytes) else str(name)] = graph
+
     @staticmethod
-    def variable_origin(variable):
+    def variable_origin(variable) -> Origin | None:
         for candidate in (variable, getattr(variable, "_value", None)):
             origin = getattr(candidate, "_gc_origin", None)
             if origin is not None:
@@ -239,24 +273,7 @@ class Session:
         if self.on_findings is not None:
             self.on_findings(findings)
 
-    # -- install / uninstall -------------------------------------------------------------
-    def __enter__(self) -> Session:
-        global _ACTIVE
-        if _ACTIVE is not None:
-            raise RuntimeError("a gradcheck session is already active")
-        from gradcheck.trace import hooks
-
-        hooks.install(self)
-        _ACTIVE = self
-        return self
-
-    def __exit__(self, *exc) -> None:
-        global _ACTIVE
-        from gradcheck.trace import hooks
-
-        _ACTIVE = None
-        hooks.uninstall(self)
-
+    # -- patches (made by ``hooks``, undone by ``restore``) ----------------------------
     def patch(self, owner: object, name: str, value: object) -> None:
         self._saved.append((owner, name, owner.__dict__.get(name, _MISSING)))
         setattr(owner, name, value)

@@ -1,0 +1,48 @@
+"""Real-world case 220.
+
+Source: https://github.com/keras-team/keras/issues/11157
+Bug: a sequence model turns the encoder's softmax into token ids with
+Lambda(K.argmax) + Lambda(K.cast), passes them through a Dense softmax and
+feeds that float output to a decoder Embedding layer; the Embedding casts its
+input to integer ids (and the argmax before it is integer-valued too), so
+nothing in front of the decoder Embedding gets a gradient: Keras then raised
+"An operation has `None` for gradient", tf_keras now warns "Gradients do not
+exist for variables" while only the decoder trains.
+Setting: Keras 2 (tf_keras) functional seq2seq-style model with Lambda layers, model.fit().
+"""
+import numpy as np
+import tensorflow as tf
+import tf_keras as keras
+from tf_keras import backend as K
+from tf_keras.layers import Dense, Dropout, Embedding, Input, Lambda, LSTM
+from tf_keras.models import Model
+
+tf.random.set_seed(0)
+np.random.seed(0)
+
+vocabulary, latent_dim, seq_len = 20, 8, 6
+train_data = np.random.randint(0, vocabulary, size=(32, seq_len))
+train_label = np.random.randint(0, vocabulary, size=(32, seq_len))
+
+encoder_inputs = Input(shape=(train_data.shape[1],))
+encoder_dense = Dense(vocabulary, activation="softmax")
+encoder_outputs = Embedding(vocabulary, latent_dim)(encoder_inputs)
+encoder_outputs = LSTM(latent_dim, return_sequences=True)(encoder_outputs)
+encoder_outputs = Dropout(0.5)(encoder_outputs)
+encoder_outputs = encoder_dense(encoder_outputs)
+encoder_outputs = Lambda(K.argmax, arguments={"axis": -1})(encoder_outputs)
+encoder_outputs = Lambda(K.cast, arguments={"dtype": "float32"})(encoder_outputs)
+
+encoder_dense1 = Dense(train_label.shape[1], activation="softmax")
+decoder_embedding = Embedding(vocabulary, latent_dim)
+decoder_lstm1 = LSTM(latent_dim, return_sequences=True)
+decoder_dense2 = Dense(vocabulary, activation="softmax")
+
+decoder_outputs = encoder_dense1(encoder_outputs)
+decoder_outputs = decoder_embedding(decoder_outputs)
+decoder_outputs = decoder_lstm1(decoder_outputs)
+decoder_outputs = decoder_dense2(decoder_outputs)
+
+model = Model(encoder_inputs, decoder_outputs)
+model.compile(optimizer="adam", loss="sparse_categorical_crossentropy")
+model.fit(train_data, train_label, batch_size=16, epochs=1, verbose=0)
