@@ -25,11 +25,13 @@ def _params(kind: str) -> list:
 
 
 def _check(run_script, script):
-    """The case's file record: in this process for Keras 3, in a ``TF_USE_LEGACY_KERAS=1``
-    child for Keras 2 (the switch must be set before TensorFlow is imported)."""
+    """The case's file record: in this process for Keras 3, in a child process for Keras 2
+    (``TF_USE_LEGACY_KERAS=1`` must be set before TensorFlow is imported) and for a case
+    that must own its process (``"process": "own"``: it configures devices, which a
+    TensorFlow runtime already started in this process refuses)."""
     expected = expectation(script)
-    if keras_major(expected) == 2:
-        record = run_cli([script], keras=2)[str(script.resolve())]
+    if keras_major(expected) == 2 or expected.get("process") == "own":
+        record = run_cli([script], keras=keras_major(expected))[str(script.resolve())]
         return expected, record["error"], record["steps_checked"], record["findings"]
     result = run_script(script.read_text(encoding="utf-8"), name=script.name)
     error = result.error.to_json() if result.error else None

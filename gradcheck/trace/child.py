@@ -21,6 +21,32 @@ def _write(path: str, result) -> None:
     os.replace(tmp, path)
 
 
+def _answer_where(path: str) -> None:
+    """On SIGUSR1 (the parent's timeout), write where the user's code is: ``train.py:42
+    in fill_buffer``. Python runs the handler between bytecodes of the main thread."""
+    import signal
+
+    from gradcheck.trace import frames  # no TensorFlow; imported now, not inside the handler
+
+    def handler(_signum, frame) -> None:
+        user = frames.user_frame(frame)
+        if user is None:
+            return
+        code = user.f_code
+        where = f"{os.path.relpath(code.co_filename)}:{user.f_lineno}"
+        if code.co_name != "<module>":
+            where += f" in {code.co_name}()"
+        try:
+            with open(f"{path}.tmp", "w", encoding="utf-8") as fh:
+                fh.write(where)
+            os.replace(f"{path}.tmp", path)
+        except OSError:
+            pass
+
+    if hasattr(signal, "SIGUSR1"):
+        signal.signal(signal.SIGUSR1, handler)
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="gradcheck-child")
     parser.add_argument("--result", required=True)
@@ -30,7 +56,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--function")
     parser.add_argument("--graph", action="store_true")
     parser.add_argument("path")
+    parser.add_argument("script_args", nargs="*", help="the script's own arguments (sys.argv[1:])")
     args = parser.parse_args(argv)
+    _answer_where(f"{args.result}.where")
 
     from gradcheck.findings import ERROR, CheckError, FileResult
 
@@ -53,6 +81,7 @@ def main(argv: list[str] | None = None) -> None:
         steps=args.steps,
         allow_none=args.allow_none,
         display_path=shown,
+        argv=args.script_args,
         on_progress=progress,
         want_graph=args.graph,
         show_traceback=True,

@@ -83,7 +83,7 @@ def install(session: Session) -> None:
         state = session.tape_state(self)
         if state is None or state.shadow is None:
             return orig_gradient(self, target, sources, output_gradients, unconnected_gradients)
-        from gradcheck.trace import analyze
+        from gradcheck.trace import analyze, degenerate
 
         eager = _tf.executing_eagerly()
         caller = sys._getframe(1)
@@ -121,6 +121,8 @@ def install(session: Session) -> None:
                     lambda: analyze.analyse(session, self, state, target, sources, grads, graph, upto, call),
                 )
             session.add_findings(findings)
+            # GC2xx/GC301: gradients that exist but are degenerate (None ones are diagnosed above)
+            degenerate.after_gradient(session, self, state, target, sources, output_gradients, grads, graph, upto, call)
             if graph is not None:
                 session.checked_graphs.setdefault(graph_mode.outermost_graph(graph), 0)
             return _fill_zeros(sources, grads) if zero else grads
@@ -216,6 +218,7 @@ def install(session: Session) -> None:
         _wrap_layer_init(session, layer_cls)
     if _tf.KerasOptimizer is not None:
         _wrap_optimizer(session, _tf.KerasOptimizer)
+    _wrap_legacy_optimizers(session)
 
     recorder.passed_variables = _tf.passed_variables
     _tf.add_op_callback(recorder.callback)
@@ -402,6 +405,46 @@ def _wrap_optimizer(session: Session, cls) -> None:
             raise
 
     session.patch(cls, "apply", apply)
+
+
+def _wrap_legacy_optimizers(session: Session) -> None:
+    """tf_keras (Keras 2) optimizers skip their update during a check too: the new-style
+    ``Optimizer.apply_gradients`` and the legacy ``OptimizerV2.apply_gradients`` (both
+    reached by ``minimize`` and by ``fit``'s train step). Patched when ``tf.keras`` is
+    tf_keras (``TF_USE_LEGACY_KERAS=1``) or tf_keras is already imported: importing it
+    costs a second, so a Keras 3 check does not."""
+    if not (_tf.legacy_keras() or "tf_keras" in sys.modules):
+        return
+    classes = []
+    try:
+        from tf_keras.src.optimizers.optimizer import Optimizer
+
+        classes.append(Optimizer)
+    except ImportError:  # pragma: no cover - tf_keras missing or moved
+        pass
+    try:
+        from tf_keras.src.optimizers.legacy.optimizer_v2 import OptimizerV2
+
+        classes.append(OptimizerV2)
+    except ImportError:  # pragma: no cover
+        pass
+    for cls in classes:
+        orig_apply = cls.apply_gradients
+
+        def apply_gradients(self, grads_and_vars, *args, _orig=orig_apply, **kwargs):
+            if session.skip_updates:
+                return None  # a check must not train: the checked step leaves weights unchanged
+            try:
+                return _orig(self, grads_and_vars, *args, **kwargs)
+            except ValueError as error:
+                if "No gradients provided" in str(error) and session.findings:
+                    from gradcheck.output.text import render_findings
+
+                    diagnosis = render_findings(session.findings[-5:], color=False)
+                    raise ValueError(f"{error}\n\ngradcheck diagnosis:\n{diagnosis}") from error
+                raise
+
+        session.patch(cls, "apply_gradients", apply_gradients)
 
 
 def uninstall(session: Session) -> None:

@@ -15,6 +15,7 @@ import sys
 import traceback
 from collections.abc import Callable, Iterable
 
+from gradcheck import notebook
 from gradcheck.findings import ERROR, CheckError, FileResult
 from gradcheck.trace import frames
 from gradcheck.trace.hooks import tracing
@@ -59,9 +60,12 @@ def run_file(
     sys.argv = [path, *list(argv or [])]
     sys.path.insert(0, os.path.dirname(abspath))
     main_module = sys.modules.get("__main__")
+    _import_legacy_keras(abspath)
     try:
         with tracing(session):
-            if function is None:
+            if function is None and notebook.is_notebook(abspath):
+                _run_notebook(abspath)
+            elif function is None:
                 runpy.run_path(abspath, run_name="__main__")
             else:
                 _run_function(abspath, function, session)
@@ -89,6 +93,50 @@ def run_file(
     if result.error is not None:
         result.status = ERROR
     return result
+
+
+def _import_legacy_keras(abspath: str) -> None:
+    """A script that imports ``tf_keras`` itself (not through ``TF_USE_LEGACY_KERAS=1``):
+    import it before the hooks go in, so its optimizers are patched to skip updates too."""
+    if "tf_keras" in sys.modules:
+        return
+    try:
+        with open(abspath, encoding="utf-8", errors="replace") as fh:
+            mentions = "tf_keras" in fh.read()
+    except OSError:
+        return
+    if mentions:
+        try:
+            import tf_keras  # noqa: F401
+        except Exception:  # noqa: BLE001 - the script's own import will say what is wrong
+            pass
+
+
+def _run_notebook(abspath: str) -> None:
+    """The notebook's code cells in order, in one ``__main__`` namespace, from the
+    notebook's directory (as Jupyter runs them)."""
+    import builtins
+    import types
+
+    module = types.ModuleType("__main__")
+    namespace = module.__dict__
+    namespace["__builtins__"] = builtins
+    try:
+        from IPython.display import display
+    except ImportError:
+
+        def display(*objects, **_kwargs) -> None:
+            for obj in objects:
+                print(repr(obj))
+
+    namespace["display"] = display
+    sys.modules["__main__"] = module
+    cwd = os.getcwd()
+    os.chdir(os.path.dirname(abspath))
+    try:
+        notebook.run_cells(abspath, namespace)
+    finally:
+        os.chdir(cwd)
 
 
 def _run_function(abspath: str, function: str, session: Session) -> None:
@@ -190,8 +238,11 @@ def _relative(findings, abspath: str, shown: str):
     out = []
     for f in findings:
         path = os.path.abspath(f.path)
+        cell = notebook.split_cell_path(path)
         if path == abspath:
             out.append(dataclasses.replace(f, path=shown))
+        elif cell is not None and cell[0] == abspath:
+            out.append(dataclasses.replace(f, path=notebook.cell_path(shown, cell[1])))
         else:
             rel = os.path.relpath(path, _START_DIR)
             out.append(dataclasses.replace(f, path=f.path if rel.startswith("..") else rel))

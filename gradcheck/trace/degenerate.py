@@ -1,0 +1,560 @@
+"""Gradients that exist but are useless: GC201 zero-gradient, GC202 non-finite-gradient,
+GC203 unstopped-bootstrap-target and (opt-in) GC301 custom-gradient-mismatch.
+
+``after_gradient`` is the one call the patched ``tape.gradient`` makes once the user's
+gradients are computed (and the GC1xx diagnosis of the None ones is done: a source whose
+gradient is None is never looked at here, so ``unconnected_gradients=ZERO`` cannot turn a
+GC1xx into a GC201).
+
+What it costs:
+
+- GC201/GC202 look at the gradients the user's step already computed, on the first step of
+  each ``tape.gradient`` call site only: in eager mode one pass over them on the host; in
+  a traced function (``tf.function``, ``model.fit``) two reductions per gradient inside the
+  graph, and a ``tf.cond`` whose branch runs only when a gradient is all zero or not finite
+  while the loss is finite. Only then is more computed: the gradient of the loss with
+  respect to every tensor on the way (one more backward pass, asked of gradcheck's shadow
+  tape), which is what locates the op where the gradient became zero or non-finite.
+- GC203 is structural: it reads the data-flow graph of the first step (no value at all).
+- GC301 evaluates each ``tf.custom_gradient`` on the path a few times more (central
+  differences), only when asked for (``--check-custom-gradients``).
+
+Graphs compiled with XLA (``jit_compile=True``) cannot call back into Python: their
+values are not checked (GC203 still is, at trace time).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import weakref
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from gradcheck.findings import Finding
+from gradcheck.trace import _tf
+from gradcheck.trace.dataflow import WriteKey
+
+__all__ = ["after_gradient", "configure", "custom_gradients_checked"]
+
+#: At most this many tensors are evaluated to locate a degenerate gradient (a very large
+#: step keeps the ones nearest the sources and the loss: enough to find the op).
+MAX_TENSORS = 6000
+
+
+@dataclass(eq=False)
+class _SessionState:
+    check_custom_gradients: bool = False
+    seen_sites: set = field(default_factory=set)
+    custom_calls: list = field(default_factory=list)  # custom_check.Call, in call order
+
+
+_STATES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _state(session) -> _SessionState:
+    state = _STATES.get(session)
+    if state is None:
+        state = _STATES[session] = _SessionState()
+    return state
+
+
+def configure(session, *, check_custom_gradients: bool = False) -> None:
+    """Options of the degenerate-gradient checks for one session."""
+    _state(session).check_custom_gradients = bool(check_custom_gradients)
+
+
+def custom_gradients_checked(session) -> bool:
+    return _state(session).check_custom_gradients
+
+
+def _strict() -> bool:
+    return os.environ.get("GRADCHECK_STRICT") == "1"
+
+
+def after_gradient(session, tape, state, target, sources, output_gradients, grads, graph, upto, call) -> None:
+    """Check the gradients ``tape.gradient`` just computed (see the module docstring).
+    Never raises into the user's step (except under ``GRADCHECK_STRICT=1``, in tests)."""
+    if state is None or state.shadow is None:
+        return
+    try:
+        with session.paused(), _tf.stop_recording():
+            findings = _check(session, tape, state, target, sources, output_gradients, grads, graph, upto, call)
+    except Exception as error:  # noqa: BLE001 - gradcheck must not break the user's step
+        _internal_error(session, error)
+        return
+    add_findings(session, findings)
+
+
+def _internal_error(session, error: BaseException) -> None:
+    from gradcheck.trace.session import StopCheck
+
+    if isinstance(error, StopCheck) or _strict():
+        raise error
+    message = f"gradcheck: internal error while checking gradient values: {type(error).__name__}: {error}"
+    session.internal_errors.append(message)
+    print(message, file=sys.stderr)
+
+
+def add_findings(session, findings: list[Finding]) -> None:
+    """Add findings to the session (a value check in a traced function reports when the
+    graph runs, after the call that traced it returned)."""
+    if not findings:
+        return
+    seen = {f.identity() for f in session.findings}
+    new = [f for f in findings if f.identity() not in seen]
+    if not new:
+        return
+    session.findings.extend(new)
+    if session.on_findings is not None:
+        session.on_findings(new)
+
+
+# -- the check ---------------------------------------------------------------------------
+@dataclass(eq=False)
+class Call:
+    """One gradient call being checked: what the analyses read."""
+
+    session: object
+    ctx: object  # trace.context.Context with its flow built
+    flat_grads: list
+    output_gradients: list | None
+    eager: bool
+
+    @property
+    def flow(self):
+        return self.ctx.flow
+
+
+def _check(session, tape, state, target, sources, output_gradients, grads, graph, upto, call) -> list[Finding]:
+    from gradcheck.trace import analyze, bootstrap
+
+    flat_sources = _tf.tf.nest.flatten(sources)
+    flat_grads = _tf.tf.nest.flatten(grads, expand_composites=False)
+    if len(flat_grads) != len(flat_sources) or all(g is None for g in flat_grads):
+        return []
+    eager = graph is None
+    me = _state(session)
+    if eager:
+        caller = getattr(call, "_caller", None)
+        site = (caller.f_code, caller.f_lasti) if caller is not None else None
+        if site in me.seen_sites:
+            return []  # the first step of each call site is checked
+        me.seen_sites.add(site)
+    flat_targets = [analyze._target_tensor(t) for t in _tf.tf.nest.flatten(target)]
+    ctx = analyze._context(session, tape, state, flat_targets, flat_sources, graph, call)
+    analyze._build_flow(ctx, upto)
+    if eager:
+        analyze._recover_hidden_reads(ctx, [s for s in ctx.sources if s.is_variable and s.key is not None])
+    out_grads = _tf.tf.nest.flatten(output_gradients) if output_gradients is not None else None
+    checked = Call(session, ctx, flat_grads, out_grads, eager)
+    findings = bootstrap.find(checked)
+    if me.check_custom_gradients:
+        from gradcheck.trace import custom_check
+
+        findings += custom_check.check(checked, me.custom_calls)
+    if eager:
+        findings += _eager_values(checked)
+    elif not _in_xla(graph):
+        _graph_values(checked, session)
+    return findings
+
+
+def _in_xla(graph) -> bool:
+    try:
+        from tensorflow.python.ops import control_flow_util
+
+        return bool(control_flow_util.GraphOrParentsInXlaContext(graph))
+    except Exception:  # noqa: BLE001 - a TensorFlow without it: assume not
+        return False
+
+
+# -- flags: which gradients are degenerate -----------------------------------------------
+def _dense(g):
+    """A gradient as a tensor (IndexedSlices: its values, which is all that is nonzero)."""
+    if isinstance(g, _tf.tf.IndexedSlices):
+        return g.values
+    return g
+
+
+def _considered(checked: Call) -> list[int]:
+    """Indices of the sources with a float gradient to look at."""
+    out = []
+    for i, (source, g) in enumerate(zip(checked.ctx.sources, checked.flat_grads, strict=False)):
+        if g is None or source.key is None:
+            continue
+        dtype = getattr(g, "dtype", None)
+        if dtype is None or not _tf.is_differentiable_dtype(dtype) or _tf.tf.as_dtype(dtype).is_complex:
+            continue
+        out.append(i)
+    return out
+
+
+def _eager_values(checked: Call) -> list[Finding]:
+    from gradcheck.trace import frontier
+
+    considered = _considered(checked)
+    if not considered:
+        return []
+    zero, nonfinite = [], []
+    for i in considered:
+        value = np.asarray(_dense(checked.flat_grads[i])._numpy())
+        if value.size and not np.isfinite(value).all():
+            nonfinite.append(i)
+        elif not value.any():
+            zero.append(i)
+    if not zero and not nonfinite:
+        return []
+    if nonfinite and not _targets_finite_eager(checked):
+        nonfinite = []  # the loss itself is not finite: a forward problem, not GC202
+    if not zero and not nonfinite:
+        return []
+    values = EagerValues(checked, [checked.ctx.sources[i] for i in zero + nonfinite])
+    return frontier.findings(
+        checked, values, [checked.ctx.sources[i] for i in zero], [checked.ctx.sources[i] for i in nonfinite]
+    )
+
+
+def _targets_finite_eager(checked: Call) -> bool:
+    for t in checked.ctx.flat_targets:
+        dtype = getattr(t, "dtype", None)
+        if dtype is None or not _tf.is_differentiable_dtype(dtype):
+            continue
+        if not np.isfinite(np.asarray(t._numpy())).all():
+            return False
+    return True
+
+
+# -- which tensors to evaluate -----------------------------------------------------------
+def region(flow, targets, source_keys) -> set[int]:
+    """Recorded ops on data paths from the sources to the targets."""
+    cone = flow.backward_cone(targets, data=True)
+    reach = flow.forward_cone(source_keys, within=cone, data=True)
+    return {i for i in reach if flow.ops[i].recorded}
+
+
+def _wanted_keys(flow, ops: set[int], targets) -> tuple[list, list]:
+    """(keys whose forward value is wanted, keys whose gradient is wanted), nearest the
+    loss first when there are too many."""
+    values, grads = [], []
+    seen_v, seen_g = set(), set()
+    target_set = set(targets)
+    for i in sorted(ops, reverse=True):
+        op = flow.ops[i]
+        for k in (*op.outputs, *op.inputs):
+            if k in flow.resources or isinstance(k, WriteKey):
+                continue
+            if k not in seen_v:
+                seen_v.add(k)
+                values.append(k)
+        for k in (*op.outputs, *op.data):
+            if k in seen_g or k in target_set or k in flow.resources or not flow.is_differentiable(k):
+                continue
+            seen_g.add(k)
+            grads.append(k)
+    return values[:MAX_TENSORS], grads[:MAX_TENSORS]
+
+
+class Values:
+    """Forward values and loss gradients of the tensors around a gradient call, as NumPy
+    arrays, and each op's own gradient (``own_vjp``) for telling apart two consumers."""
+
+    def __init__(self) -> None:
+        self.forward: dict = {}
+        self.grads: dict = {}  # key -> ndarray, or None when the loss has no gradient for it
+
+    def value(self, key):
+        return self.forward.get(key)
+
+    def grad(self, key):
+        return self.grads.get(key)
+
+    def has_grad(self, key) -> bool:
+        return key in self.grads
+
+    def own_vjp(self, op_index: int, input_key):
+        """The gradient op ``op_index`` alone sends back to its input ``input_key``."""
+        return None
+
+
+class EagerValues(Values):
+    """Values read from the eager tensors the recorder kept; gradients asked of the shadow
+    tape, which recorded every op of the step."""
+
+    def __init__(self, checked: Call, bad_sources) -> None:
+        super().__init__()
+        ctx = checked.ctx
+        self._ctx = ctx
+        self._eager_grads: dict = {}
+        flow = ctx.flow
+        ops = region(flow, ctx.target_keys, [s.key for s in bad_sources])
+        want_values, want_grads = _wanted_keys(flow, ops, ctx.target_keys)
+        orphans = ctx.session.recorder.orphans
+        source_values = {s.key: s.value for s in ctx.sources if s.key is not None}
+
+        def tensor(k):
+            t = ctx.tensors.get(k)
+            if t is None:
+                t = orphans.get(k)
+            return t
+
+        for k in want_values:
+            t = tensor(k)
+            if t is not None and hasattr(t, "_numpy"):
+                try:
+                    self.forward[k] = np.asarray(t._numpy())
+                except (ValueError, TypeError):  # strings, resources
+                    continue
+        for s in ctx.sources:
+            if s.key is not None and s.is_variable:
+                self.forward.setdefault(s.key, np.asarray(s.value.numpy()))
+        for source, g in zip(ctx.sources, checked.flat_grads, strict=False):
+            if source.key is not None and g is not None:
+                self.grads[source.key] = np.asarray(_dense_full(g)._numpy())
+        candidates = [(k, tensor(k)) for k in want_grads if k not in source_values]
+        candidates = [(k, t) for k, t in candidates if t is not None and _tf.is_differentiable_dtype(t.dtype)]
+        targets = [t for t in ctx.flat_targets if _tf.is_tensor(t)]
+        out_grads = checked.output_gradients
+        grads = _imperative(ctx.state.shadow, targets, [t for _, t in candidates], out_grads)
+        for (k, _), g in zip(candidates, grads, strict=False):
+            if g is None:
+                self.grads[k] = None
+                continue
+            g = _dense_full(g)
+            self._eager_grads[k] = g
+            self.grads[k] = np.asarray(g._numpy())
+        for k, t in zip(ctx.target_keys, targets, strict=False):
+            g = out_grads[ctx.target_keys.index(k)] if out_grads else _tf.tf.ones_like(t)
+            self._eager_grads[k] = g
+            self.grads[k] = np.asarray(_tf.tf.convert_to_tensor(g)._numpy())
+        self._tensor = tensor
+
+    def own_vjp(self, op_index: int, input_key):
+        op = self._ctx.flow.ops[op_index]
+        outs = [(self._tensor(k), self._eager_grads.get(k)) for k in op.outputs]
+        outs = [(t, g) for t, g in outs if t is not None and g is not None]
+        source = self._tensor(input_key)
+        if not outs or source is None:
+            return None
+        try:
+            (g,) = _imperative(self._ctx.state.shadow, [t for t, _ in outs], [source], [g for _, g in outs])
+        except Exception:  # noqa: BLE001 - a question we could not ask
+            return None
+        return None if g is None else np.asarray(_dense_full(g)._numpy())
+
+
+def _dense_full(g):
+    """IndexedSlices as the dense tensor they stand for."""
+    if isinstance(g, _tf.tf.IndexedSlices):
+        return _tf.tf.convert_to_tensor(g)
+    return g
+
+
+def _imperative(tape, targets, sources, output_gradients=None):
+    """Gradients from gradcheck's persistent shadow tape (None where unconnected)."""
+    if not sources:
+        return []
+    from tensorflow.python.eager import imperative_grad
+
+    return imperative_grad.imperative_grad(
+        tape,
+        list(targets),
+        list(sources),
+        output_gradients=list(output_gradients) if output_gradients is not None else None,
+        sources_raw=list(sources),
+        unconnected_gradients=_tf.UNCONNECTED_NONE,
+    )
+
+
+# -- graph mode: check when the traced function runs ---------------------------------------
+def _graph_values(checked: Call, session) -> None:
+    """Add, to the function being traced, a check of the gradient values that runs when the
+    function does (see the module docstring)."""
+    tf = _tf.tf
+    ctx = checked.ctx
+    considered = _considered(checked)
+    if not considered:
+        return
+    sources = [ctx.sources[i] for i in considered]
+    grads = [_dense(checked.flat_grads[i]) for i in considered]
+    targets = [t for t in ctx.flat_targets if _tf.is_tensor(t) and getattr(t, "graph", None) is ctx.graph]
+    if not targets:
+        return
+    zero_flags = tf.stack([tf.logical_not(tf.reduce_any(tf.not_equal(g, tf.zeros([], g.dtype)))) for g in grads])
+    finite_flags = tf.stack([tf.reduce_all(tf.math.is_finite(g)) for g in grads])
+    target_finite = tf.reduce_all(
+        tf.stack(
+            [tf.reduce_all(tf.math.is_finite(t)) for t in targets if _tf.is_differentiable_dtype(t.dtype)] or [True]
+        )
+    )
+    bad = tf.logical_or(
+        tf.reduce_any(zero_flags), tf.logical_and(target_finite, tf.reduce_any(tf.logical_not(finite_flags)))
+    )
+    probe = _GraphProbe(checked, sources, considered)
+    if not session.check_mode or session.steps is None:
+        # a watched run goes on for many steps: look at the first degenerate one only
+        armed = tf.py_function(probe.armed, [], tf.bool)
+        bad = tf.logical_and(tf.reshape(armed, []), bad)
+
+    def diagnose():
+        probe.build(targets, grads, zero_flags, finite_flags, target_finite)
+        return tf.constant(True)
+
+    def skip():
+        return tf.constant(False)
+
+    tf.cond(bad, diagnose, skip)
+
+
+class _GraphProbe:
+    """The host side of a traced function's value check: receives the values when the
+    function runs, and turns them into findings."""
+
+    def __init__(self, checked: Call, sources, considered: list[int]) -> None:
+        self.checked = checked
+        self.sources = sources
+        self.considered = considered
+        self.done = False
+        self.layout: tuple = ()
+
+    def armed(self):
+        return not self.done
+
+    def build(self, targets, grads, zero_flags, finite_flags, target_finite) -> None:
+        tf = _tf.tf
+        ctx = self.checked.ctx
+        flow = ctx.flow
+        ops = region(flow, ctx.target_keys, [s.key for s in self.sources])
+        want_values, want_grads = _wanted_keys(flow, ops, ctx.target_keys)
+        values = [(k, ctx.tensors.get(k)) for k in want_values]
+        values = [(k, t) for k, t in values if t is not None and _shippable(t)]
+        candidates = [(k, ctx.tensors.get(k)) for k in want_grads]
+        candidates = [(k, t) for k, t in candidates if t is not None and _tf.is_differentiable_dtype(t.dtype)]
+        shadow = ctx.state.shadow
+        region_grads = _imperative(shadow, targets, [t for _, t in candidates], self.checked.output_gradients)
+        kept = [
+            (k, tf.convert_to_tensor(g)) for (k, _), g in zip(candidates, region_grads, strict=False) if g is not None
+        ]
+        unconnected = [k for (k, _), g in zip(candidates, region_grads, strict=False) if g is None]
+        target_grads = self.checked.output_gradients or [tf.ones_like(t) for t in targets]
+        flat = [zero_flags, finite_flags, tf.convert_to_tensor(target_finite)]
+        flat += [tf.convert_to_tensor(g) for g in grads]
+        flat += [t for _, t in values]
+        flat += [g for _, g in kept]
+        flat += [tf.convert_to_tensor(g) for g in target_grads]
+        self.layout = (
+            len(grads),
+            [k for k, _ in values],
+            [k for k, _ in kept],
+            unconnected,
+            list(ctx.target_keys[: len(target_grads)]),
+        )
+        tf.py_function(self.receive, flat, [tf.int32])
+
+    def receive(self, zero_flags, finite_flags, target_finite, *rest):
+        if self.done:
+            return np.int32(0)
+        self.done = True
+        session = self.checked.session
+        try:
+            with session.paused():
+                findings = self._findings(zero_flags, finite_flags, target_finite, rest)
+        except Exception as error:  # noqa: BLE001
+            _internal_error(session, error)
+            return np.int32(0)
+        add_findings(session, findings)
+        return np.int32(0)
+
+    def _findings(self, zero_flags, finite_flags, target_finite, rest) -> list[Finding]:
+        from gradcheck.trace import frontier
+
+        n, value_keys, grad_keys, unconnected, target_keys = self.layout
+        zero_flags, finite_flags = zero_flags.numpy(), finite_flags.numpy()
+        source_grads, rest = rest[:n], rest[n:]
+        forward, rest = rest[: len(value_keys)], rest[len(value_keys) :]
+        region_grads, target_grads = rest[: len(grad_keys)], rest[len(grad_keys) :]
+        values = GraphValues(self.checked.ctx)
+        for k, v in zip(value_keys, forward, strict=False):
+            values.forward[k] = np.asarray(v.numpy())
+        for k, g in zip(grad_keys, region_grads, strict=False):
+            values.grads[k] = np.asarray(g.numpy())
+        for k in unconnected:
+            values.grads[k] = None
+        for k, g in zip(target_keys, target_grads, strict=False):
+            values.grads[k] = np.asarray(g.numpy())
+        zero, nonfinite = [], []
+        for j, (source, g) in enumerate(zip(self.sources, source_grads, strict=False)):
+            values.grads[source.key] = np.asarray(g.numpy())
+            if not finite_flags[j]:
+                nonfinite.append(source)
+            elif zero_flags[j]:
+                zero.append(source)
+        if not bool(target_finite.numpy()):
+            nonfinite = []
+        if not zero and not nonfinite:
+            return []
+        return frontier.findings(self.checked, values, zero, nonfinite)
+
+
+def _shippable(t) -> bool:
+    dtype = t.dtype
+    return not (dtype == _tf.tf.resource or dtype == _tf.tf.variant or dtype == _tf.tf.string)
+
+
+class GraphValues(Values):
+    """Values of a traced function's tensors, received when it ran; an op's own gradient
+    is its registered gradient function evaluated eagerly on them (as eager backprop does)."""
+
+    def __init__(self, ctx) -> None:
+        super().__init__()
+        self._ctx = ctx
+
+    def own_vjp(self, op_index: int, input_key):
+        op = self._ctx.flow.ops[op_index]
+        graph_op = op.site
+        if graph_op is None or isinstance(graph_op, tuple):
+            return None
+        try:
+            position = [_key_of_graph(t) for t in graph_op.inputs].index(input_key)
+        except ValueError:
+            return None
+        ins = [self.forward.get(_key_of_graph(t)) for t in graph_op.inputs]
+        outs = [self.forward.get(_key_of_graph(t)) for t in graph_op.outputs]
+        grads = []
+        for t, value in zip(graph_op.outputs, outs, strict=False):
+            g = self.grads.get(_key_of_graph(t))
+            grads.append(g if g is not None else (np.zeros_like(value) if value is not None else None))
+        if any(v is None for v in ins + outs + grads):
+            return None
+        return _registered_vjp(graph_op, ins, outs, grads, position)
+
+
+def _key_of_graph(t):
+    from gradcheck.trace import graph as graph_mode
+
+    return graph_mode.key(t)
+
+
+def _registered_vjp(graph_op, ins, outs, grads, position):
+    """The registered gradient of ``graph_op`` for input ``position``, run eagerly."""
+    tf = _tf.tf
+    try:
+        from tensorflow.python.eager import backprop
+        from tensorflow.python.framework import ops as tf_ops
+
+        grad_fn = tf_ops._gradient_registry.lookup(graph_op.type)
+        attrs: list = []
+        for name in graph_op.node_def.attr:
+            attrs += [name, graph_op.get_attr(name)]
+        mock = backprop._MockOp(
+            tuple(attrs), [tf.constant(v) for v in ins], [tf.constant(v) for v in outs], graph_op.type, None
+        )
+        result = grad_fn(mock, *[tf.constant(g) for g in grads])
+    except Exception:  # noqa: BLE001 - control flow, functions, custom gradients: not here
+        return None
+    if not isinstance(result, (list, tuple)):
+        result = [result]
+    if position >= len(result) or result[position] is None:
+        return None
+    return np.asarray(_dense_full(result[position]).numpy())
