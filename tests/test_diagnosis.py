@@ -1,0 +1,492 @@
+"""The diagnosis on the shapes that went wrong on unseen code: each broken script must give
+exactly its marked findings (``# expect: GCxxx`` on the culprit line), each correct
+look-alike nothing at all, no note either (a false "cut again" note on a Huber loss was one
+of the failures). Eager and graph mode, Keras 3 and (in a child process) tf_keras."""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import textwrap
+
+import pytest
+
+from tests.conftest import run_cli
+
+_EXPECT = re.compile(r"#\s*expect:\s*(GC\d{3})")
+_HAS_TF_KERAS = importlib.util.find_spec("tf_keras") is not None
+
+
+def _expected(source: str) -> list[tuple[int, str]]:
+    return sorted(
+        (n, m.group(1)) for n, line in enumerate(source.splitlines(), start=1) for m in [_EXPECT.search(line)] if m
+    )
+
+
+_DQN_DATA = """\
+import numpy as np
+import tensorflow as tf
+import keras
+
+s = np.random.rand(32, 4).astype("float32")
+a = np.random.randint(0, 2, 32)
+r = np.random.rand(32).astype("float32")
+s2 = np.random.rand(32, 4).astype("float32")
+q = keras.Sequential([keras.Input((4,)), keras.layers.Dense(16, activation="relu"), keras.layers.Dense(2)])
+target_q = keras.models.clone_model(q)
+huber = keras.losses.Huber()
+"""
+
+BROKEN = {
+    "dqn-argmax-huber-target-before-tape-eager": _DQN_DATA
+    + """
+target = r + 0.99 * tf.reduce_max(target_q(s2), axis=1)
+with tf.GradientTape() as tape:
+    qv = q(s)
+    best = tf.cast(tf.argmax(qv, axis=1), tf.float32)  # expect: GC101
+    loss = huber(target, best)
+tape.gradient(loss, q.trainable_variables)
+""",
+    "dqn-argmax-huber-online-target-fit": """\
+import numpy as np
+import tensorflow as tf
+import keras
+
+
+class DQN(keras.Model):
+    def __init__(self):
+        super().__init__()
+        self.h = keras.layers.Dense(16, activation="relu")
+        self.out = keras.layers.Dense(2)
+        self.huber = keras.losses.Huber()
+
+    def call(self, x):
+        return self.out(self.h(x))
+
+    def train_step(self, data):
+        (s, a, r, s2), _ = data
+        target = r + 0.99 * tf.reduce_max(self(s2), axis=1)
+        with tf.GradientTape() as tape:
+            q = self(s, training=True)
+            chosen = tf.cast(tf.argmax(q, axis=1), tf.float32)  # expect: GC101
+            loss = self.huber(target, chosen)
+        grads = tape.gradient(loss, self.trainable_variables)
+        self.optimizer.apply_gradients(zip(grads, self.trainable_variables))
+        return {"loss": loss}
+
+
+m = DQN()
+m.compile(optimizer="adam")
+s = np.random.rand(32, 4).astype("float32")
+m.fit((s, np.zeros(32, "int64"), np.random.rand(32).astype("float32"), s), np.zeros(32, "float32"), epochs=1, batch_size=8, verbose=0)
+""",
+    "forward-pass-before-tape-in-train-step-fit": """\
+import numpy as np
+import tensorflow as tf
+import keras
+
+
+class Net(keras.Model):
+    def __init__(self):
+        super().__init__()
+        self.a = keras.layers.Dense(8, activation="relu")
+        self.b = keras.layers.Dense(1)
+
+    def call(self, x):
+        return self.b(self.a(x))
+
+    def train_step(self, data):
+        x, y = data
+        y_pred = self(x, training=True)  # expect: GC109
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_mean(tf.square(y - y_pred))
+        grads = tape.gradient(loss, self.trainable_variables)
+        self.optimizer.apply_gradients(zip(grads, self.trainable_variables))
+        return {"loss": loss}
+
+
+m = Net()
+m.compile(optimizer="adam")
+m.fit(np.random.rand(16, 3).astype("float32"), np.random.rand(16, 1).astype("float32"), epochs=1, verbose=0)
+""",
+    "value-computed-in-build-fit": """\
+import numpy as np
+import tensorflow as tf
+import keras
+
+
+class NormDense(keras.layers.Layer):
+    def build(self, input_shape):
+        self.w = self.add_weight(shape=(input_shape[-1], 4), initializer="glorot_uniform")
+        self.w_n = self.w / tf.norm(self.w, axis=0, keepdims=True)  # expect: GC109
+
+    def call(self, x):
+        return tf.matmul(x, self.w_n)
+
+
+model = keras.Sequential([keras.Input((3,)), NormDense(), keras.layers.Dense(1)])
+model.compile(optimizer="adam", loss="mse")
+model.fit(np.random.rand(8, 3).astype("float32"), np.random.rand(8, 1).astype("float32"), epochs=1, verbose=0)
+""",
+    "np-asarray-in-loss-eager": """\
+import numpy as np
+import tensorflow as tf
+import keras
+
+model = keras.Sequential([keras.Input((3,)), keras.layers.Dense(4), keras.layers.Dense(1)])
+x = np.random.rand(8, 3).astype("float32")
+y = np.random.rand(8, 1).astype("float32")
+with tf.GradientTape() as tape:
+    pred = model(x)
+    arr = np.asarray(pred)  # expect: GC105
+    loss = tf.convert_to_tensor(np.mean((arr - y) ** 2))
+tape.gradient(loss, model.trainable_variables)
+""",
+    "predict-inside-tape-eager": """\
+import numpy as np
+import tensorflow as tf
+import keras
+
+model = keras.Sequential([keras.Input((3,)), keras.layers.Dense(1)])
+x = np.random.rand(8, 3).astype("float32")
+with tf.GradientTape() as tape:
+    pred = model.predict(x, verbose=0)  # expect: GC105
+    loss = tf.reduce_mean(tf.square(pred))
+tape.gradient(loss, model.trainable_variables)
+""",
+    "watched-input-through-numpy-function-eager": """\
+import numpy as np
+import tensorflow as tf
+import keras
+
+model = keras.Sequential([keras.Input((3,)), keras.layers.Dense(1)])
+x = tf.constant(np.random.rand(8, 3).astype("float32"))
+with tf.GradientTape() as tape:
+    tape.watch(x)
+    xs = tf.numpy_function(lambda a: (a * 2).astype("float32"), [x], tf.float32)  # expect: GC106
+    out = model(xs)
+tape.gradient(out, x)
+""",
+    "numpy-function-reads-model-graph": """\
+import numpy as np
+import tensorflow as tf
+import keras
+
+
+class Agent:
+    def __init__(self):
+        self.model = keras.Sequential([keras.Input((3,)), keras.layers.Dense(2)])
+        self.states = np.random.rand(4, 3).astype("float32")
+
+    def rollout(self):
+        return self.model(self.states).numpy()
+
+    @tf.function
+    def step(self):
+        with tf.GradientTape() as tape:
+            logits = tf.numpy_function(self.rollout, [], tf.float32)  # expect: GC106
+            loss = tf.reduce_mean(logits)
+        return tape.gradient(loss, self.model.trainable_variables)
+
+
+agent = Agent()
+agent.model(agent.states)
+agent.step()
+""",
+    "assign-then-read-plain-variable-eager": """\
+import numpy as np
+import tensorflow as tf
+
+w = tf.Variable(tf.ones((3,)), name="w")
+fast = tf.Variable(tf.ones((3,)), name="fast")
+x = tf.constant(np.random.rand(4, 3).astype("float32"))
+with tf.GradientTape() as tape:
+    fast.assign(w * 0.5)  # expect: GC113
+    loss = tf.reduce_sum(x * fast)
+tape.gradient(loss, [w])
+""",
+    "tf-function-on-model-call": """\
+import numpy as np
+import tensorflow as tf
+import keras
+
+
+class Net(keras.Model):
+    def __init__(self):
+        super().__init__()
+        self.d = keras.layers.Dense(1)
+
+    @tf.function  # expect: GC116
+    def call(self, x):
+        return self.d(x)
+
+
+m = Net()
+x = np.random.rand(8, 3).astype("float32")
+with tf.GradientTape() as tape:
+    loss = tf.reduce_mean(m(x) ** 2)
+tape.gradient(loss, m.trainable_variables)
+""",
+    "token-ids-to-embedding-eager": """\
+import numpy as np
+import tensorflow as tf
+import keras
+
+embed = keras.layers.Embedding(20, 4)
+ids = tf.constant(np.random.randint(0, 20, (2, 5)), dtype=tf.int32)
+with tf.GradientTape() as tape:
+    tape.watch(ids)
+    out = tf.reduce_sum(embed(ids))  # expect: GC114
+tape.gradient(out, ids)
+""",
+    "builtin-lambda-argmax-inside-fit": """\
+import numpy as np
+import keras
+from keras import layers, ops
+
+inp = keras.Input((6,))
+h = layers.Dense(8)(inp)
+idx = layers.Lambda(ops.argmax, arguments={"axis": -1})(h)  # expect: GC101
+idx = layers.Lambda(ops.cast, arguments={"dtype": "float32"})(idx)
+out = layers.Dense(1)(layers.Reshape((1,))(idx))
+model = keras.Model(inp, out)
+model.compile(optimizer="adam", loss="mse")
+model.fit(np.random.rand(16, 6).astype("float32"), np.random.rand(16, 1).astype("float32"), epochs=1, verbose=0)
+""",
+    "watched-tensor-copy-used-eager": """\
+import numpy as np
+import tensorflow as tf
+import keras
+
+model = keras.Sequential([keras.Input((3,)), keras.layers.Dense(2), keras.layers.Dense(1)])
+features = keras.Sequential([model.layers[0]])
+img = np.random.rand(1, 3).astype("float32")
+with tf.GradientTape() as tape:
+    hidden = features(img)
+    tape.watch(hidden)
+    preds = model(img)  # expect: GC108
+tape.gradient(preds, hidden)
+""",
+}
+
+CLEAN = {
+    "dqn-onehot-huber-target-before-tape-eager": _DQN_DATA
+    + """
+target = r + 0.99 * tf.reduce_max(target_q(s2), axis=1)
+with tf.GradientTape() as tape:
+    qv = q(s)
+    chosen = tf.reduce_sum(qv * tf.one_hot(a, 2), axis=1)
+    loss = huber(target, chosen)
+tape.gradient(loss, q.trainable_variables)
+""",
+    "dqn-gather-huber-online-target-fit": """\
+import numpy as np
+import tensorflow as tf
+import keras
+
+
+class DQN(keras.Model):
+    def __init__(self):
+        super().__init__()
+        self.h = keras.layers.Dense(16, activation="relu")
+        self.out = keras.layers.Dense(2)
+        self.huber = keras.losses.Huber()
+
+    def call(self, x):
+        return self.out(self.h(x))
+
+    def train_step(self, data):
+        (s, a, r, s2), _ = data
+        target = r + 0.99 * tf.reduce_max(self(s2), axis=1)
+        with tf.GradientTape() as tape:
+            q = self(s, training=True)
+            chosen = tf.gather(q, a, batch_dims=1)
+            loss = self.huber(target, chosen)
+        grads = tape.gradient(loss, self.trainable_variables)
+        self.optimizer.apply_gradients(zip(grads, self.trainable_variables))
+        return {"loss": loss}
+
+
+m = DQN()
+m.compile(optimizer="adam")
+s = np.random.rand(32, 4).astype("float32")
+m.fit((s, np.zeros(32, "int64"), np.random.rand(32).astype("float32"), s), np.zeros(32, "float32"), epochs=1, batch_size=8, verbose=0)
+""",
+    "double-dqn-argmax-selects-stopped-target-in-tape": _DQN_DATA
+    + """
+with tf.GradientTape() as tape:
+    next_a = tf.argmax(q(s2), axis=1)
+    next_q = tf.gather(target_q(s2), next_a, batch_dims=1)
+    target = tf.stop_gradient(r + 0.99 * next_q)
+    chosen = tf.gather(q(s), a, batch_dims=1)
+    loss = huber(target, chosen)
+tape.gradient(loss, q.trainable_variables)
+""",
+    "value-computed-in-call-fit": """\
+import numpy as np
+import tensorflow as tf
+import keras
+
+
+class NormDense(keras.layers.Layer):
+    def build(self, input_shape):
+        self.w = self.add_weight(shape=(input_shape[-1], 4), initializer="glorot_uniform")
+
+    def call(self, x):
+        return tf.matmul(x, self.w / tf.norm(self.w, axis=0, keepdims=True))
+
+
+model = keras.Sequential([keras.Input((3,)), NormDense(), keras.layers.Dense(1)])
+model.compile(optimizer="adam", loss="mse")
+model.fit(np.random.rand(8, 3).astype("float32"), np.random.rand(8, 1).astype("float32"), epochs=1, verbose=0)
+""",
+    "log-line-numpy-beside-tf-loss-eager": """\
+import numpy as np
+import tensorflow as tf
+import keras
+
+model = keras.Sequential([keras.Input((3,)), keras.layers.Dense(1)])
+x = np.random.rand(8, 3).astype("float32")
+with tf.GradientTape() as tape:
+    pred = model(x)
+    print("mean prediction", float(np.mean(np.asarray(pred))))
+    loss = tf.reduce_mean(tf.square(pred))
+tape.gradient(loss, model.trainable_variables)
+""",
+    "grad-model-returns-both-outputs-eager": """\
+import numpy as np
+import tensorflow as tf
+import keras
+
+inp = keras.Input((3,))
+hidden = keras.layers.Dense(2)(inp)
+out = keras.layers.Dense(1)(hidden)
+grad_model = keras.Model(inp, [hidden, out])
+img = np.random.rand(1, 3).astype("float32")
+with tf.GradientTape() as tape:
+    h, preds = grad_model(img)
+tape.gradient(preds, h)
+""",
+}
+
+KERAS2 = {
+    "forward-pass-before-tape-eager": """\
+import numpy as np
+import tensorflow as tf
+
+model = tf.keras.Sequential([tf.keras.layers.Dense(8, activation="relu", input_shape=(3,)), tf.keras.layers.Dense(1)])
+x = np.random.rand(8, 3).astype("float32")
+y = np.random.rand(8, 1).astype("float32")
+pred = model(x)  # expect: GC109
+with tf.GradientTape() as tape:
+    loss = tf.reduce_mean(tf.square(pred - y))
+tape.gradient(loss, model.trainable_variables)
+""",
+    "backend-argmax-loss-fit": """\
+import numpy as np
+import tensorflow as tf
+from tensorflow.keras import backend as K
+
+
+def loss_fn(y_true, y_pred):
+    idx = K.cast(K.argmax(y_pred, axis=-1), "float32")  # expect: GC101
+    return K.mean(K.square(idx - K.flatten(y_true)))
+
+
+model = tf.keras.Sequential([tf.keras.layers.Dense(8, input_shape=(6,)), tf.keras.layers.Dense(3, activation="softmax")])
+model.compile(optimizer="adam", loss=loss_fn)
+model.fit(np.random.rand(16, 6).astype("float32"), np.random.randint(0, 3, (16, 1)).astype("float32"), epochs=1, verbose=0)
+""",
+}
+
+
+@pytest.mark.parametrize("name", sorted(BROKEN))
+def test_broken_shape_is_diagnosed(run_script, name):
+    source = BROKEN[name]
+    result = run_script(source, name=f"{name.replace('-', '_')}.py")
+    assert result.error is None, result.error
+    got = sorted((f.line, f.code) for f in result.findings)
+    assert got == _expected(source), "\n".join(f"{f.line}: {f.code} {f.message} {f.notes}" for f in result.findings)
+    for finding in result.findings:
+        assert finding.variables and finding.fix
+        assert not any("cut again" in note for note in finding.notes), finding.notes
+
+
+@pytest.mark.parametrize("name", sorted(CLEAN))
+def test_correct_look_alike_is_silent(run_script, name):
+    result = run_script(CLEAN[name], name=f"{name.replace('-', '_')}.py")
+    assert result.error is None, result.error
+    assert result.steps_checked >= 1
+    assert result.findings == [], [f"{f.line}: {f.code} {f.message}" for f in result.findings]
+
+
+@pytest.mark.skipif(not _HAS_TF_KERAS, reason="tf_keras is not installed")
+@pytest.mark.parametrize("name", sorted(KERAS2))
+def test_keras2_shape_is_diagnosed(tmp_path, name):
+    import json
+
+    source = KERAS2[name]
+    path = tmp_path / f"{name.replace('-', '_')}.py"
+    path.write_text(source, encoding="utf-8")
+    proc = run_cli("--format", "json", str(path), env={"TF_USE_LEGACY_KERAS": "1"})
+    record = json.loads(proc.stdout)["files"][0]
+    assert record["error"] is None, record["error"]
+    assert sorted((f["line"], f["code"]) for f in record["findings"]) == _expected(source), proc.stdout
+
+
+def test_unread_build_weight_gets_a_did_you_mean(run_script):
+    source = textwrap.dedent(
+        """\
+        import numpy as np
+        import tensorflow as tf
+        import keras
+
+
+        class Cell(keras.layers.Layer):
+            def __init__(self, units, **kwargs):
+                super().__init__(**kwargs)
+                self.units = units
+                self.state_size = units
+
+            def build(self, input_shape):
+                self.kernel = self.add_weight(shape=(input_shape[-1], self.units), name="kernel")
+                self.recurrent_kernel = self.add_weight(shape=(self.units, self.units), name="recurrent_kernel")
+
+            def call(self, inputs, states):
+                h = tf.matmul(inputs, self.kernel) + tf.matmul(states[0], self.kernel[: self.units])
+                return h, [h]
+
+
+        model = keras.Sequential([keras.Input((5, 4)), keras.layers.RNN(Cell(4)), keras.layers.Dense(1)])
+        model.compile(optimizer="adam", loss="mse")
+        model.fit(np.random.rand(8, 5, 4).astype("float32"), np.random.rand(8, 1).astype("float32"), epochs=1, verbose=0)
+        """
+    )
+    result = run_script(source, name="rnn_cell.py")
+    assert [f.code for f in result.findings] == ["GC108"]
+    finding = result.findings[0]
+    assert finding.variables == ["sequential/rnn/cell/recurrent_kernel"]
+    assert "created at line 14" in " ".join(finding.notes)
+    assert any("did you mean `self.recurrent_kernel`" in note for note in finding.notes), finding.notes
+    assert "gets" not in finding.message or "reaches" in finding.message
+
+
+def test_fix_texts_name_the_users_op_and_avoid_its_names(run_script):
+    source = textwrap.dedent(
+        """\
+        import numpy as np
+        import tensorflow as tf
+
+        w = tf.Variable(tf.random.normal((3, 1)), name="w")
+        v = tf.constant(np.random.rand(8, 3).astype("float32"))
+        with tf.GradientTape() as tape:
+            q = tf.floor(v @ w * 4.0) / 4.0
+            loss = tf.reduce_mean(q ** 2)
+        tape.gradient(loss, [w])
+        """
+    )
+    (finding,) = run_script(source, name="floor.py").findings
+    assert finding.code == "GC102"
+    assert "tf.math.floor(" in finding.fix and "tf.round" not in finding.fix
+    assert "`v +" not in finding.fix  # `v` is the user's input here: the placeholder must differ
+    assert finding.message.endswith("w gets none")
