@@ -45,6 +45,15 @@ with tf.GradientTape() as outer:
         "as tensors (`fast = w - lr * g`) and run the forward pass functionally with them "
         "(e.g. `keras.Model.stateless_call(fast_weights, [], x)`)."
     )
+    fix_variants = {
+        "metric": (
+            "When the assignment is a Keras metric object's (a metric used as the loss)",
+            "`{call}` is a Keras metric: it adds each batch into its running state with `assign` and "
+            "returns that state, which has no gradient. Use the loss of the same name instead "
+            "(`keras.losses.<Name>` for `keras.metrics.<Name>`, e.g. `keras.losses.MeanSquaredError()`), "
+            "and keep the metric in `metrics=[...]`.",
+        ),
+    }
     references = ("https://www.tensorflow.org/guide/autodiff#stateful_ops_stop_gradients",)
     op_types = frozenset({"AssignVariableOp", "AssignAddVariableOp", "AssignSubVariableOp"})
     call_names = {

@@ -13,8 +13,9 @@ class IntegerSource(Rule):
     what = """
 Finds variables or tensors of an integer or bool dtype among the sources of
 `tape.gradient`: an integer weight (`add_weight(..., dtype="int32")`), an index tensor.
-The finding points where the variable was created or, for integer indices (token
-ids), at the embedding or gather that consumes them.
+The finding points where the variable was created or, for an integer tensor (token
+ids, an uint8 image), at the user's call that feeds it to the computation (the model
+call, the embedding).
 """
     why = """
 TensorFlow differentiates only floating-point (and complex) values. An integer variable
@@ -40,6 +41,12 @@ class Scale(keras.layers.Layer):
         "pass if integer values are needed (with a straight-through estimator to keep a gradient)."
     )
     fix_variants = {
+        "tensor": (
+            "When the source is an integer input tensor (an uint8 image, integer features)",
+            "Cast it to floating point before watching it and feed the float tensor to the model: "
+            "`{names} = tf.cast({names}, tf.float32)` (scale it as the model expects), then "
+            "`tape.watch({names})`; the gradient exists for the float copy.",
+        ),
         "indices": (
             "When the source is integer *indices* (token ids fed to an embedding or a gather)",
             "Ids are positions, not quantities: no gradient exists for them. Attribute in embedding "

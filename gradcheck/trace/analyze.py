@@ -207,10 +207,14 @@ def _source_only_cause(ctx: Context, source: Source, on_tape: set) -> Finding | 
     dtype = getattr(value, "dtype", None)
     if dtype is not None and not _tf.is_differentiable_dtype(dtype):
         dtype_name = _tf.tf.as_dtype(dtype).name
-        as_index = _index_use(ctx, source)
-        if as_index is not None:  # ids fed to an embedding / gather: point at that use
-            return _source_finding(ctx, "GC114", source, ctx.op_location(as_index), dtype=dtype_name, variant="indices")
-        return _source_finding(ctx, "GC114", source, _creation_location(ctx, source), dtype=dtype_name)
+        use, as_index = _integer_use(ctx, source)
+        if use is not None:  # an input tensor: point at its use (the model call, the embedding)
+            variant = "indices" if as_index else "tensor"
+            frame = ctx.caller_level_frame(use)  # the user's call that passed it, not a line inside the model
+            location = ctx.frame_location(frame) if frame is not None else ctx.op_location(use)
+            return _source_finding(ctx, "GC114", source, location, dtype=dtype_name, variant=variant)
+        variant = "tensor" if not source.is_variable else ""
+        return _source_finding(ctx, "GC114", source, _creation_location(ctx, source), dtype=dtype_name, variant=variant)
     if source.is_variable and not getattr(value, "trainable", True):
         return _source_finding(ctx, "GC115", source, ctx.call_location)
     if not source.is_variable and source.key not in on_tape:
@@ -218,20 +222,22 @@ def _source_only_cause(ctx: Context, source: Source, on_tape: set) -> Finding | 
     return None
 
 
-def _index_use(ctx: Context, source: Source) -> int | None:
-    """The first recorded op on the way to the targets that takes the (integer) source, or
-    a value computed from it, as indices: an input that can never carry a gradient."""
+def _integer_use(ctx: Context, source: Source) -> tuple[int | None, bool]:
+    """For an integer tensor source: the first recorded op on the way to the targets that
+    consumes it, and whether some op takes it (or a value computed from it) as indices,
+    an input that can never carry a gradient (then that op)."""
     if source.is_variable or source.key is None:
-        return None
+        return None, False
     flow = ctx.flow
     cone = flow.backward_cone(ctx.target_keys)
-    reach = flow.forward_cone([source.key], within=cone) | {-1}
-    keys = {source.key} | {k for i in reach if i >= 0 for k in flow.ops[i].outputs}
-    for i in sorted(reach - {-1}):
+    reach = sorted(flow.forward_cone([source.key], within=cone))
+    keys = {source.key} | {k for i in reach for k in flow.ops[i].outputs}
+    first = next((i for i in reach if flow.ops[i].recorded and source.key in flow.ops[i].inputs), None)
+    for i in reach:
         op = flow.ops[i]
         if op.recorded and any(k in keys and k not in op.data for k in op.inputs):
-            return i
-    return None
+            return i, True
+    return first, False
 
 
 def _on_user_tape(ctx: Context) -> set:

@@ -80,6 +80,17 @@ class Context:
                 return frame
         return None
 
+    def function_graph(self, op_index: int):
+        """The FuncGraph a function-call op runs (eager: its op type is the function's name)."""
+        op = self.flow.ops[op_index]
+        name = op.type
+        if not isinstance(op.site, tuple) and op.site is not None:
+            try:
+                name = op.site.get_attr("f").name
+            except (ValueError, AttributeError):
+                return None
+        return self.session.function_graph(name)
+
     def _is_call_line(self, frame: frames.UserFrame) -> bool:
         call = self.call_location
         return call is not None and (frame.path, frame.line) == (call.path, call.line)

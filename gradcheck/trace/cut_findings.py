@@ -8,10 +8,11 @@ import ast
 
 from gradcheck import sourcemap
 from gradcheck.findings import Finding
-from gradcheck.rules import classify_op
+from gradcheck.rules import call_hints, classify_op
+from gradcheck.trace import _tf, frames
 from gradcheck.trace.context import Context, Source
-from gradcheck.trace.cuts import ASSIGN, BOUNDARY, OUTSIDE, UNKNOWN, UNWATCHED, Cut
-from gradcheck.trace.dataflow import TAG_CUSTOM_GRADIENT
+from gradcheck.trace.cuts import ASSIGN, BLOCK, BOUNDARY, OUTSIDE, UNKNOWN, UNWATCHED, Cut
+from gradcheck.trace.dataflow import TAG_CUSTOM_GRADIENT, TAG_FUNCTION
 from gradcheck.trace.describe import chain, make, op_label, subgraph
 from gradcheck.trace.frames import Location
 
@@ -37,9 +38,12 @@ def _cut_code(ctx: Context, cut: Cut) -> str:
 
 
 def cut_finding(ctx: Context, cut: Cut, sources: list[Source], code: str | None = None) -> Finding:
-    code = code or _cut_code(ctx, cut)
+    inside = _inside_function(ctx, cut) if code is None else None
+    code = code or (inside[0] if inside else _cut_code(ctx, cut))
     location = None
-    if cut.op >= 0 and cut.kind == OUTSIDE:
+    if inside is not None:
+        location = inside[1]
+    elif cut.op >= 0 and cut.kind == OUTSIDE:
         location = _outside_location(ctx, cut)
     elif cut.op >= 0:
         location = ctx.op_location(cut.op)
@@ -51,7 +55,7 @@ def cut_finding(ctx: Context, cut: Cut, sources: list[Source], code: str | None 
         location.end_line,
         location.end_column,
     )
-    label = op_label(ctx.flow.ops[cut.op].type) if cut.op >= 0 else None
+    label = inside[2] if inside else op_label(ctx.flow.ops[cut.op].type) if cut.op >= 0 else None
     first_arg = None
     if expr is not None and getattr(expr.node, "args", None):
         # the user's own name for the input, when it has one (not a whole expression)
@@ -80,9 +84,9 @@ def cut_finding(ctx: Context, cut: Cut, sources: list[Source], code: str | None 
         chain=chain(ctx, cut, first.key if first else None),
         notes=notes,
         arg=first_arg or sourcemap.free_name(location.path, ("v", "value", "v_")),
-        fn=ctx.flow.ops[cut.op].type.lower() if cut.op >= 0 else "",
+        fn=(label or "").lower(),
         when=("before" if _ran_before_tape(ctx, cut.op) else "after") if cut.kind == OUTSIDE else "",
-        **(_outside_variant(ctx, cut, location) if cut.kind == OUTSIDE else _index_variant(ctx, cut)),
+        **_variant(ctx, cut, location),
     )
     if finding.chain and first is not None:
         finding.chain_source = first.name
@@ -91,16 +95,64 @@ def cut_finding(ctx: Context, cut: Cut, sources: list[Source], code: str | None 
     return finding
 
 
+def _inside_function(ctx: Context, cut: Cut) -> tuple[str, Location, str] | None:
+    """A cut at a call of a traced function (the eager tape records a ``tf.function`` as one
+    op): the op inside its graph that the dead inputs reach first and whose type names a
+    cause (a ``tf.math.floor``, an ``argmax``, a float turned into an integer), located at
+    its line in the function's body. The shadow tape proved the gradient dies in the call;
+    this only says where. None when no op names a cause."""
+    if cut.kind != BLOCK or cut.op < 0 or ctx.flow.ops[cut.op].tag != TAG_FUNCTION:
+        return None
+    graph = ctx.function_graph(cut.op)
+    op = ctx.flow.ops[cut.op]
+    if graph is None:
+        return None
+    placeholders = list(graph.inputs)
+    starts = [placeholders[i] for i, k in enumerate(op.inputs) if k in cut.inputs and i < len(placeholders)]
+    culprit = _first_named_cause(graph, starts)
+    if culprit is None:
+        return None
+    code, inner = culprit
+    found = frames.stack_frames(inner.traceback)
+    if not found:
+        return None
+    location = ctx.frame_location(found[0], call_hints(inner.type))
+    return code, location, op_label(inner.type) or inner.type
+
+
+def _first_named_cause(graph, starts: list) -> tuple[str, object] | None:
+    """In execution order, the first op fed (through inputs that carry gradients) by
+    ``starts`` whose type names a cause, or that turns a float into an integer."""
+    reached = {id(t) for t in starts}
+    for op in sorted(graph.get_operations(), key=lambda o: o._id):
+        nondata = _tf.nondata_inputs(op.type, len(op.inputs))
+        fed = [t for i, t in enumerate(op.inputs) if i not in nondata and id(t) in reached]
+        if not fed:
+            continue
+        code = classify_op(op.type)
+        floats_in = any(_tf.is_differentiable_dtype(t.dtype) for t in fed)
+        if (
+            code is None
+            and floats_in
+            and op.outputs
+            and not any(_tf.is_differentiable_dtype(o.dtype) for o in op.outputs)
+        ):
+            code = "GC103"
+        if code is not None:
+            return code, op
+        reached.update(id(o) for o in op.outputs)
+    return None
+
+
 def _outside_location(ctx: Context, cut: Cut) -> Location | None:
     """A computation that ran outside the tape is one user statement, however many ops it
-    ran. When its result enters the tape right in the function that calls
-    ``tape.gradient`` (``y_pred = self(x)`` before the tape in a ``train_step``), that is
-    the call there, not a line of the model's ``call``; when it enters inside a model (a
-    kernel computed once in ``build()``), the statement of its innermost user frame."""
-    step_level = ctx.call_scope is not None and any(
-        (frames_ := ctx.op_frames(i)) and frames_[0].scope == ctx.call_scope for i in cut.via
-    )
-    frame = ctx.caller_level_frame(cut.op) if step_level else None
+    ran: the user's call at the level where its stack leaves the ``tape.gradient`` call's
+    (``y_pred = self(x)`` before the tape in a ``train_step``, not a line of the model's
+    ``call``), unless it ran while a layer was built or constructed (a kernel computed
+    once in ``build()``): then the statement of its innermost user frame, in ``build()``."""
+    found = ctx.op_frames(cut.op)
+    at_construction = any(f.function in ("build", "__init__") for f in found)
+    frame = None if at_construction else ctx.caller_level_frame(cut.op)
     location = ctx.frame_location(frame) if frame is not None else ctx.op_location(cut.op)
     if location is None:
         return None
@@ -112,6 +164,16 @@ def _outside_location(ctx: Context, cut: Cut) -> Location | None:
         return location  # computed in the arguments of tape.gradient itself: that expression
 
     return Location(location.path, value.line, value.column, value.end_line, value.end_column)
+
+
+def _variant(ctx: Context, cut: Cut, location: Location) -> dict:
+    if cut.op < 0:
+        return {}
+    if cut.kind == OUTSIDE:
+        return _outside_variant(ctx, cut, location)
+    if cut.kind == ASSIGN:
+        return _assign_variant(ctx, cut)
+    return _index_variant(ctx, cut)
 
 
 def _index_variant(ctx: Context, cut: Cut) -> dict:
@@ -127,6 +189,18 @@ def _index_variant(ctx: Context, cut: Cut) -> dict:
         if not flow.ops[i].recorded:
             continue
         keys.update(k for k in op.outputs if not flow.is_differentiable(k))
+    return {}
+
+
+def _assign_variant(ctx: Context, cut: Cut) -> dict:
+    """The assignment a Keras metric object makes to its running state: used as a loss."""
+    op = ctx.flow.ops[cut.op]
+    if op.attrs.get("metric") or (
+        not isinstance(op.site, tuple)
+        and op.site is not None
+        and frames.in_keras_metric(f.filename for f in op.site.traceback)
+    ):
+        return {"variant": "metric"}
     return {}
 
 

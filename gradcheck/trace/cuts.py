@@ -52,12 +52,7 @@ class Cut:
     region: set[int] = field(default_factory=set)  # ops on the starved paths (for chains)
     targets: list[Key] = field(default_factory=list)
     data: bool = True  # found walking data edges only (chains walk the same edges)
-    via: set[int] = field(default_factory=set)  # OUTSIDE: the ops on the way to the loss that consumed it
-
-
-class _Via(int):
-    """The op where what ran outside the tape meets the loss: the recorded op consuming it,
-    or the target's own producer when that ran outside too (kept with an OUTSIDE culprit)."""
+    inputs: set = field(default_factory=set)  # BLOCK/BOUNDARY: the inputs through which it was reached
 
 
 @dataclass
@@ -167,8 +162,7 @@ def _find(
                 cuts.append(cut)
             owners -= earlier
         if owners:
-            via = {int(i) for i in inputs if isinstance(i, _Via)}
-            cuts.append(Cut(kind, culprit, owners, [], region, targets, data, via))
+            cuts.append(Cut(kind, culprit, owners, [], region, targets, data, set(inputs)))
     blamed = set().union(*(c.sources for c in cuts)) if cuts else set()
     stray = connected - blamed - live  # a live source is not cut at this level
     if stray:
@@ -238,12 +232,12 @@ def _classify(
         # the target itself was computed off the tape: blame where that stretch began (the
         # forward pass run before the tape, or the first op after it)
         for entry in _outside_entries(flow, consumer, region, walked, data):
-            add(OUTSIDE, entry, [_Via(consumer)])
+            add(OUTSIDE, entry)
     elif isinstance(t, WriteKey):
         add(ASSIGN, flow.producer[t])
     elif producer is not None and not flow.ops[producer].recorded:
         for entry in _outside_entries(flow, producer, region, walked, data):
-            add(OUTSIDE, entry, [_Via(consumer)])
+            add(OUTSIDE, entry)
     elif (producer is None or t in flow.resources) and t not in watched:
         add(UNWATCHED, consumer)
     elif flow.is_differentiable(t):
@@ -311,7 +305,7 @@ def _merge(cuts: list[Cut]) -> list[Cut]:
             merged[key].sources |= cut.sources
             merged[key].later += [x for x in cut.later if x not in merged[key].later]
             merged[key].region |= cut.region
-            merged[key].via |= cut.via
+            merged[key].inputs |= cut.inputs
         else:
             merged[key] = cut
     return list(merged.values())

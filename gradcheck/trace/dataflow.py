@@ -33,6 +33,16 @@ TAG_READ = "read"
 VALUE_INDEPENDENT = frozenset({"Shape", "ShapeN", "Size", "Rank", "ZerosLike", "OnesLike"})
 
 
+def function_base_name(op_type: str) -> str:
+    """The Python name of a traced function from its call op's type:
+    ``__inference_image_warp_96`` / ``__forward_image_warp_410`` -> ``image_warp``."""
+    name = op_type
+    for prefix in ("__inference_", "__forward_"):
+        name = name.removeprefix(prefix)
+    head, _, tail = name.rpartition("_")
+    return head if tail.isdigit() and head else name
+
+
 @contextmanager
 def cyclic_gc_paused() -> Iterator[None]:
     """Building and walking a Flow allocates an object or more per op and edge, none in a

@@ -8,7 +8,7 @@ from gradcheck.findings import ChainLink, Finding
 from gradcheck.rules import get_rule
 from gradcheck.trace.context import Context, Source
 from gradcheck.trace.cuts import Cut
-from gradcheck.trace.dataflow import TAG_READ, Flow
+from gradcheck.trace.dataflow import TAG_READ, Flow, function_base_name
 from gradcheck.trace.frames import Location
 
 _HIDDEN_IN_CHAIN = frozenset({"ReadVariableOp", "Identity", "IdentityN", "Placeholder", "Const"})
@@ -177,8 +177,7 @@ def op_label(op_type: str | None) -> str | None:
     if op_type.startswith("CustomGradient:"):
         return f"custom_gradient {op_type.split(':', 1)[1]}"
     if op_type.startswith(("__inference_", "__forward_")):
-        name = op_type.split("_", 4)[-1] if op_type.count("_") >= 4 else op_type
-        return f"tf.function {name.rsplit('_', 1)[0]}"
+        return f"tf.function {function_base_name(op_type)}"
     return op_type
 
 

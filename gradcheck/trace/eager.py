@@ -46,6 +46,7 @@ class Record:
     tapes: tuple  # ids of the checked tapes recording when the op ran
     tag: str = ""
     refs: tuple | None = None  # the output tensors, kept while a tape may ask about them
+    metric: bool = False  # an assignment a Keras metric made (its running state)
 
 
 def _key(t) -> int | None:
@@ -141,6 +142,8 @@ class EagerRecorder:
         site = frames.current_user_sites()
         keep = tuple(outputs) if self.active else None
         rec = Record(self.seq, op_type, tuple(in_keys), tuple(out_keys), site, self.active, tag, keep)
+        if tag == TAG_ASSIGN:
+            rec.metric = frames.in_keras_metric(f.f_code.co_filename for f in frames.stack(sys._getframe(1)))
         self.seq += 1
         for k in out_keys:
             self.producer_seq[k] = rec.seq
@@ -242,6 +245,7 @@ class EagerRecorder:
                 tag=rec.tag,
                 name=rec.type,
                 nondata=nondata(rec.type, len(rec.inputs)),
+                attrs={"metric": True} if rec.metric else None,
             )
             if recorded and rec.refs is not None:
                 for k, t in zip(rec.outputs, rec.refs, strict=False):

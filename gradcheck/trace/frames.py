@@ -172,6 +172,21 @@ def numpy_function_caller(start: FrameType | None, depth: int = 60) -> tuple[Cod
     return None
 
 
+def stack(start: FrameType | None):
+    """The frames from ``start`` outwards."""
+    while start is not None:
+        yield start
+        start = start.f_back
+
+
+def in_keras_metric(filenames) -> bool:
+    """Whether one of ``filenames`` (a stack) is a module of Keras's metrics."""
+    return any(
+        f"{os.sep}metrics{os.sep}" in name and (f"{os.sep}keras{os.sep}" in name or f"{os.sep}tf_keras{os.sep}" in name)
+        for name in filenames
+    )
+
+
 def layer_site(start: FrameType | None):
     """The site where the user applied (else created) the innermost Keras layer running
     now, when no user code runs inside that layer (a ``Lambda(ops.argmax)``, a built-in layer): inside

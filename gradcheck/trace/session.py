@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from gradcheck.findings import Finding
 from gradcheck.trace import _tf, frames
 from gradcheck.trace import graph as graph_mode
+from gradcheck.trace.dataflow import function_base_name
 from gradcheck.trace.eager import EagerRecorder
 
 
@@ -249,12 +250,21 @@ class Session:
         return out
 
     def note_function(self, concrete) -> None:
-        """Remember a traced function's graph by the name its call ops carry."""
+        """Remember a traced function's graph by the name its call ops carry. Under a tape
+        TensorFlow runs a ``__forward_<name>_<n>`` rewrite of it instead, made on demand
+        from the same Python code: that name maps to the newest graph of ``<name>``."""
         function = getattr(concrete, "_inference_function", None)
         name = getattr(function, "name", None)
         graph = getattr(concrete, "_func_graph", None)
         if name is not None and graph is not None:
-            self.function_graphs[name.decode() if isinstance(name, bytes) else str(name)] = graph
+            name = name.decode() if isinstance(name, bytes) else str(name)
+            self.function_graphs[name] = graph
+            self.function_graphs["__forward_" + function_base_name(name)] = graph
+
+    def function_graph(self, name: str):
+        if name.startswith("__forward_"):
+            return self.function_graphs.get("__forward_" + function_base_name(name))
+        return self.function_graphs.get(name)
 
     @staticmethod
     def variable_origin(variable) -> Origin | None:

@@ -21,9 +21,7 @@ __all__ = ["unreached_findings"]
 def unreached_findings(ctx: Context, sources: list[Source]) -> list[Finding]:
     findings = []
     cone = ctx.flow.backward_cone(ctx.target_keys) if ctx.flow else set()
-    called = [
-        (i, g) for i in sorted(cone) if ctx.flow.ops[i].tag == TAG_FUNCTION for g in [_function_graph(ctx, i)] if g
-    ]
+    called = [(i, g) for i in sorted(cone) if ctx.flow.ops[i].tag == TAG_FUNCTION for g in [ctx.function_graph(i)] if g]
     for source in sources:
         reach = ctx.flow.forward_cone([source.key]) if source.key is not None else set()
         escape = _escape_site(ctx, source, reach)
@@ -43,18 +41,6 @@ def unreached_findings(ctx: Context, sources: list[Source]) -> list[Finding]:
             continue
         findings.append(_unused_finding(ctx, source, reach))
     return findings
-
-
-def _function_graph(ctx: Context, op_index: int):
-    """The FuncGraph a function-call op runs (eager: its op type is the function's name)."""
-    op = ctx.flow.ops[op_index]
-    name = op.type
-    if not isinstance(op.site, tuple) and op.site is not None:
-        try:
-            name = op.site.get_attr("f").name
-        except (ValueError, AttributeError):
-            return None
-    return ctx.session.function_graphs.get(name)
 
 
 def _captured_finding(ctx: Context, source: Source, origin, op_index: int) -> Finding:
