@@ -211,12 +211,20 @@ def function_decorator(path: str, line: int, decorator: str) -> Expr | None:
     )
 
 
-def continuation_shift(path: str, line: int, hints: tuple[str, ...]) -> int:
-    """The line an op really came from. Autograph's source map puts the ops of the lines
-    after a backslash continuation one line early: when the reported line has no call
-    named in ``hints`` but follows a continuation and the next line has one, that line."""
+def hinted_line(path: str, line: int, hints: tuple[str, ...]) -> int:
+    """The line an op really came from, when a graph traceback gives only a line: a
+    statement spread over several lines is reported at its first (``loss = tf.reduce_mean(``
+    above ``tf.floor(q)``), and autograph's source map puts the ops of the lines after a
+    backslash continuation one line early. When the reported line has no call named in
+    ``hints`` (the op's own), the first line below it in the same statement that has one,
+    else the next line after a continuation."""
     if not hints or _hinted_call(path, line, hints):
         return line
+    statement = _statements_by_line(path).get(line)
+    if statement is not None:
+        for n in range(line + 1, (statement.end_lineno or line) + 1):
+            if _hinted_call(path, n, hints):
+                return n
     continued = any(source_line(path, n).rstrip().endswith("\\") for n in range(max(1, line - 3), line + 1))
     return line + 1 if continued and _hinted_call(path, line + 1, hints) else line
 

@@ -7,7 +7,6 @@ the findings must be exactly those (line, code) pairs.
 
 from __future__ import annotations
 
-import json
 import os
 import textwrap
 from pathlib import Path
@@ -19,11 +18,27 @@ from gradcheck.rules import all_rules, get_rule
 from gradcheck.rules._base import Example
 from gradcheck.static import check_file, check_source
 from gradcheck.static.engine import STATIC_NOTE
+from tests import realworld_check
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures" / "static"
 #: The causes the static engine reports; the others need a run (GC108, GC110-GC116).
-STATIC_CODES = {"GC101", "GC102", "GC103", "GC104", "GC105", "GC106", "GC107", "GC109"}
+STATIC_CODES = {
+    "GC101",
+    "GC102",
+    "GC103",
+    "GC104",
+    "GC105",
+    "GC106",
+    "GC107",
+    "GC108",
+    "GC109",
+    "GC110",
+    "GC113",
+    "GC114",
+    "GC115",
+    "GC116",
+}
 
 
 def expected(source: str) -> list[tuple[int, str]]:
@@ -70,26 +85,68 @@ def test_rule_examples(example):
     assert {m for m in marked if m[1] in STATIC_CODES} <= set(got)
 
 
+#: The share of real-world cases the static engine must diagnose exactly (issue 14).
+RECALL_TARGET = 0.80
+
+
+def _realworld_paths(kind: str) -> list[Path]:
+    """The project's cases (tests/realworld) and any newer one of the shared set, with a
+    ``.json`` (a case being written has none yet)."""
+    return [p for p in realworld_check.cases(kind) if p.with_suffix(".json").exists()]
+
+
 def _realworld(kind: str) -> list:
-    paths: dict[str, Path] = {}
-    for base in (ROOT / "tests" / "realworld", ROOT.parent / "shared" / "realworld"):
-        for path in sorted((base / kind).glob("*.py")):
-            paths.setdefault(path.name, path)
-    return [pytest.param(p, id=p.stem) for p in paths.values()]
+    return [pytest.param(p, id=p.stem) for p in _realworld_paths(kind)]
+
+
+def realworld_problems(script: Path) -> tuple[list[str], list[str]]:
+    """(culprits missed, findings that are wrong) for one real-world case, by code and line
+    only: the static engine names models and layers (``the variables of model``), not the
+    variable paths a run shows, so the case's variable lists are not compared."""
+    expected = realworld_check.expectation(script)
+    findings = check_source(script.read_text(encoding="utf-8"), str(script))
+    missed, used = [], set()
+    for want in realworld_check.expected_findings(expected):
+        line = want["line"]
+        # as realworld_check: in the shared form one of the findings with a code must be at
+        # the line (two unwatched tensors may each be reported where it was made)
+        mine = {
+            i
+            for i, f in enumerate(findings)
+            if f.code in want["codes"] and (line is None or not want["exact"] or f.line == line)
+        }
+        if line is not None and not any(findings[i].line == line for i in mine):
+            mine = set()
+        if not mine:
+            missed.append(f"{'/'.join(want['codes'])}@{want['line']}")
+        used |= mine
+    wrong = [f"{f.code}@{f.line}: {f.message}" for i, f in enumerate(findings) if i not in used]
+    return missed, wrong
 
 
 @pytest.mark.parametrize("script", _realworld("cases"))
-def test_realworld_case(script):
-    truth = json.loads(script.with_suffix(".json").read_text(encoding="utf-8"))
-    findings = check_source(script.read_text(encoding="utf-8"), str(script))
-    assert {f.code for f in findings} <= set(truth["expect_codes"])
-    if set(truth["expect_codes"]) & STATIC_CODES:
-        assert truth["culprit_line"] in {f.line for f in findings}
+def test_realworld_case_has_no_wrong_finding(script):
+    """A case may be beyond the static engine (a cause only a run shows), but whatever it
+    reports must be the case's cause, at its line."""
+    _missed, wrong = realworld_problems(script)
+    assert not wrong
+
+
+def test_realworld_recall():
+    """At least 80 % of the real-world cases are diagnosed exactly: every culprit found
+    with its code at its line, and nothing else (``python -m tests.test_static_engine``
+    prints the score case by case)."""
+    scripts = _realworld_paths("cases")
+    inexact = {s.name: realworld_problems(s) for s in scripts}
+    inexact = {name: p for name, p in inexact.items() if p[0] or p[1]}
+    exact = len(scripts) - len(inexact)
+    assert exact >= RECALL_TARGET * len(scripts), f"{exact}/{len(scripts)} exact; not: {sorted(inexact)}"
 
 
 @pytest.mark.parametrize("script", _realworld("clean"))
 def test_realworld_control(script):
-    assert not check_source(script.read_text(encoding="utf-8"), str(script))
+    findings = check_source(script.read_text(encoding="utf-8"), str(script))
+    assert not findings, [f"{f.line}: {f.code} {f.message}" for f in findings]
 
 
 @pytest.mark.parametrize("path", _params((ROOT / "examples").rglob("*.py")))
@@ -268,3 +325,31 @@ def test_one_spelling_per_api(spelling, canonical):
     from gradcheck.static.names import canonical as fold
 
     assert fold(spelling) == canonical
+
+
+def _print_realworld_score() -> int:
+    """``python -m tests.test_static_engine``: the static engine on every real-world case
+    and control, one line each, and the totals."""
+    exact = 0
+    scripts = _realworld_paths("cases")
+    for script in scripts:
+        missed, wrong = realworld_problems(script)
+        exact += not missed and not wrong
+        print(f"{'ok   ' if not missed and not wrong else 'MISS ' if not wrong else 'WRONG'} {script.name}")
+        for line in [*(f"missed {m}" for m in missed), *(f"wrong {w}" for w in wrong)]:
+            print(f"        {line}")
+    noisy = 0
+    controls = _realworld_paths("clean")
+    for script in controls:
+        findings = check_source(script.read_text(encoding="utf-8"), str(script))
+        noisy += bool(findings)
+        if findings:
+            print(f"NOISY {script.name}: " + "; ".join(f"{f.code}@{f.line}" for f in findings))
+    print(
+        f"{exact}/{len(scripts)} cases exact ({exact / max(len(scripts), 1):.0%}); {noisy}/{len(controls)} controls noisy"
+    )
+    return 0 if exact >= RECALL_TARGET * len(scripts) and not noisy else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(_print_realworld_score())

@@ -41,6 +41,14 @@ except ImportError:  # pragma: no cover - Keras 2 / no Keras
     KerasOptimizer = None
 
 
+def autograph_mapper_class():
+    """The class autograph enters around a converted function's call to map its generated
+    code back to the user's (its ``__init__`` gets the converted function)."""
+    from tensorflow.python.autograph.impl import api as autograph_api
+
+    return getattr(autograph_api, "StackTraceMapper", None)
+
+
 def keras_layer_classes() -> list:
     """The Keras layer base classes in use: Keras 3's, and tf_keras's when legacy Keras is
     on (``TF_USE_LEGACY_KERAS=1``)."""
@@ -63,7 +71,7 @@ def keras_layer_classes() -> list:
 
 def legacy_keras() -> bool:
     """Whether ``tf.keras`` is Keras 2 (tf_keras) in this process."""
-    return os.environ.get("TF_USE_LEGACY_KERAS", "").lower() in ("1", "true", "yes")
+    return os.environ.get("TF_USE_LEGACY_KERAS") in ("true", "True", "1")  # TensorFlow's own test
 
 
 def new_shadow_tape():

@@ -64,7 +64,7 @@ class Context:
         tracebacks carry lines only), preferring a call named in ``hints`` (the op's own)."""
         if frame.site is not None:
             return frame.location(hints)
-        line = sourcemap.continuation_shift(frame.path, frame.line, hints)
+        line = sourcemap.hinted_line(frame.path, frame.line, hints)
         expr = sourcemap.expression_at(frame.path, line, hints=hints)
         if expr is not None and expr.line == line:
             return Location(frame.path, line, expr.column, expr.end_line, expr.end_column)

@@ -246,9 +246,23 @@ def sites_frames(sites: Sites | None) -> list[UserFrame]:
     return out
 
 
+#: Autograph's generated code -> the user's: (generated file, line) -> (file, line, function),
+#: from every function autograph converted while the tracer was active. TensorFlow maps
+#: tracebacks only in the thread that converted (its source map is thread-local), so an op
+#: traced in a replica thread of ``strategy.run`` would otherwise have no user frame.
+AUTOGRAPH_LINES: dict[tuple[str, int], tuple[str, int, str]] = {}
+
+
 def stack_frames(stack) -> list[UserFrame]:
     """User frames (innermost first) of a TensorFlow stack (``op.traceback``, outermost first)."""
-    return [UserFrame(f.filename, f.lineno, f.name) for f in reversed(list(stack)) if is_user_file(f.filename)]
+    out = []
+    for f in reversed(list(stack)):
+        filename, lineno, name = f.filename, f.lineno, f.name
+        if "__autograph_generated_file" in filename:
+            filename, lineno, name = AUTOGRAPH_LINES.get((filename, lineno), (filename, lineno, name))
+        if is_user_file(filename):
+            out.append(UserFrame(filename, lineno, name))
+    return out
 
 
 def stack_user_location(stack) -> Location | None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager, nullcontext
 from functools import cached_property
@@ -89,7 +90,8 @@ def install(session: Session) -> None:
         caller = sys._getframe(1)
         call = CallSite(caller, eager)
         if eager:
-            session._before_eager_gradient((caller.f_code, caller.f_lasti))
+            # per thread: under a MirroredStrategy each replica runs the same call once a step
+            session._before_eager_gradient((caller.f_code, caller.f_lasti, threading.get_ident()))
         session.flush_watch()
         zero = _tf.unconnected(unconnected_gradients) == _tf.UNCONNECTED_ZERO
         graph = None if eager else _tf.default_graph()
@@ -214,6 +216,9 @@ def install(session: Session) -> None:
         if cls is not None:
             _wrap_init(session, cls)
 
+    mapper = _tf.autograph_mapper_class()
+    if mapper is not None:
+        _wrap_autograph_mapper(session, mapper)
     for layer_cls in _tf.keras_layer_classes():
         _wrap_layer_init(session, layer_cls)
     if _tf.KerasOptimizer is not None:
@@ -356,6 +361,20 @@ def _wrap_init(session: Session, cls) -> None:
     def __init__(self, *args, **kwargs):
         orig_init(self, *args, **kwargs)
         session.note_variable(self)
+
+    session.patch(cls, "__init__", __init__)
+
+
+def _wrap_autograph_mapper(session: Session, cls) -> None:
+    """Keep every source map autograph makes (see ``frames.AUTOGRAPH_LINES``)."""
+    orig_init = cls.__init__
+
+    def __init__(self, converted_fn, *args, **kwargs):
+        orig_init(self, converted_fn, *args, **kwargs)
+        for loc, origin in (getattr(converted_fn, "ag_source_map", None) or {}).items():
+            key = (loc.filename, loc.lineno)
+            if key not in frames.AUTOGRAPH_LINES:
+                frames.AUTOGRAPH_LINES[key] = (origin.loc.filename, origin.loc.lineno, origin.function_name)
 
     session.patch(cls, "__init__", __init__)
 
