@@ -16,7 +16,11 @@ Timed, each over the whole corpus, ``--reps`` times (median):
   subset of the keras files the engine analyses (past its word pre-filter), once, and the
   engine on that subset.
 
-    python benchmarks/bench_static.py [--smoke] [--reps 3] [--[no-]pylint] [--json]
+With ``--corpus DIR`` the third-party training code of ``benchmarks/static_corpus.toml``,
+extracted under DIR (see ``benchmarks/static_corpus.py``), is a further corpus: its Python
+files (notebooks are left out here).
+
+    python benchmarks/bench_static.py [--smoke] [--reps 3] [--[no-]pylint] [--corpus DIR] [--json]
 """
 
 from __future__ import annotations
@@ -44,7 +48,11 @@ from gradcheck.static import check_file, check_source, may_train
 PYLINT_LINES = 15_000  # size of the pylint subset (full run)
 
 
-def corpus_files(name: str) -> list[str]:
+def corpus_files(name: str, corpus_dir: str | None = None) -> list[str]:
+    if name == "training-corpus":
+        from benchmarks.static_corpus import corpus_paths, load_manifest
+
+        return [str(p) for s in load_manifest() for p, _ in corpus_paths(Path(corpus_dir), s) if p.suffix == ".py"]
     if name == "stdlib":
         root = sysconfig.get_paths()["stdlib"]
         skip = {"site-packages", "dist-packages", "__pycache__"}
@@ -189,13 +197,15 @@ def throughput(
     )
 
 
-def run(smoke: bool, reps: int, pylint: bool) -> dict:
+def run(smoke: bool, reps: int, pylint: bool, corpus_dir: str | None = None) -> dict:
     corpora = {}
     loaded = {}
     figures: list[Figure] = []
     names = ["stdlib"] if smoke else ["stdlib", "keras"]
+    if corpus_dir is not None:
+        names.append("training-corpus")
     for name in names:
-        paths = corpus_files(name)
+        paths = corpus_files(name, corpus_dir)
         if smoke:
             paths = paths[:: max(1, len(paths) // 25)][:25]
         items = loaded[name] = load(paths)
@@ -271,11 +281,19 @@ def main(argv: list[str] | None = None) -> None:
         default=None,
         help="compare with pylint (default: when installed, and not with --smoke)",
     )
+    parser.add_argument(
+        "--corpus",
+        metavar="DIR",
+        help="also time the Python files of benchmarks/static_corpus.toml extracted under DIR",
+    )
     parser.add_argument("--json", action="store_true", help="print the result as one JSON line")
     args = parser.parse_args(argv)
+    if args.corpus is not None and not os.path.isdir(args.corpus):
+        print(f"no corpus at {args.corpus}: timing without it", file=sys.stderr)
+        args.corpus = None
     reps = args.reps or (1 if args.smoke else 3)
     pylint = args.pylint if args.pylint is not None else not args.smoke and find_spec("pylint") is not None
-    out = run(args.smoke, reps, pylint=pylint)
+    out = run(args.smoke, reps, pylint=pylint, corpus_dir=args.corpus)
     if args.json:
         print(json.dumps(out))
         return
@@ -284,6 +302,11 @@ def main(argv: list[str] | None = None) -> None:
             f"{fig['name']}: {fmt_value(fig['value'], fig['unit'])} vs {fig['baseline_name']} "
             f"{fmt_value(fig['baseline'], fig['unit'])}: {fig['ratio']:.3g}x time"
             + (f" (CPU {fig['cpu_ratio']:.3g}x)" if fig.get("cpu_ratio") else "")
+            + (
+                f"; {1e6 / fig['value']:.1f} vs {1e6 / fig['baseline']:.1f} ms/kloc"
+                if fig["unit"] == "lines/s" and fig["value"] and fig["baseline"]
+                else ""
+            )
         )
 
 

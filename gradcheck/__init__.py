@@ -14,6 +14,7 @@ from gradcheck.report import GradientFlowError, Report
 
 if TYPE_CHECKING:
     from gradcheck.api import (  # noqa: F401
+        TensorFlowMissingError,
         assert_gradients_flow,
         check_model,
         check_step,
@@ -22,7 +23,28 @@ if TYPE_CHECKING:
         watch,
     )
 
-_API = ("assert_gradients_flow", "check_model", "check_step", "install", "uninstall", "watch")
+_API = (
+    "TensorFlowMissingError",
+    "assert_gradients_flow",
+    "check_model",
+    "check_step",
+    "install",
+    "uninstall",
+    "watch",
+)
+
+
+def load_ipython_extension(shell) -> None:
+    """``%load_ext gradcheck`` in IPython / Jupyter (see ``gradcheck.ipython``)."""
+    from gradcheck.ipython import load_ipython_extension as load
+
+    load(shell)
+
+
+def unload_ipython_extension(shell) -> None:
+    from gradcheck.ipython import unload_ipython_extension as unload
+
+    unload(shell)
 
 
 def __getattr__(name: str):

@@ -54,9 +54,10 @@ def _relative(path: str) -> str:
     return path if rel.startswith("..") else rel
 
 
-def _run(fn: Callable[[], Any], allow_none: Iterable[str]) -> Report:
+def _run(fn: Callable[[], Any], allow_none: Iterable[str], check_custom_gradients: bool = False) -> Report:
     """Run ``fn`` checked: every gradient diagnosed, no optimizer update applied."""
     _require_tensorflow()
+    from gradcheck.trace import degenerate
     from gradcheck.trace.escape import graph_escape_finding
     from gradcheck.trace.hooks import tracing
     from gradcheck.trace.session import Session, StopCheck
@@ -65,6 +66,7 @@ def _run(fn: Callable[[], Any], allow_none: Iterable[str]) -> Report:
     extra: list[Finding] = []
     try:
         with tracing(session):
+            degenerate.configure(session, check_custom_gradients=check_custom_gradients)
             fn()
     except StopCheck:
         pass
@@ -76,18 +78,28 @@ def _run(fn: Callable[[], Any], allow_none: Iterable[str]) -> Report:
     return _report(_label(fn), session, extra)
 
 
-def check_step(fn: Callable[..., Any], *args: Any, allow_none: Iterable[str] = (), **kwargs: Any) -> Report:
+def check_step(
+    fn: Callable[..., Any],
+    *args: Any,
+    allow_none: Iterable[str] = (),
+    check_custom_gradients: bool = False,
+    **kwargs: Any,
+) -> Report:
     """Call ``fn(*args, **kwargs)`` once (eager or ``tf.function``) and diagnose every
-    ``tape.gradient`` it makes. Optimizer updates are skipped: the weights do not change."""
-    report = _run(lambda: fn(*args, **kwargs), allow_none)
+    ``tape.gradient`` it makes. Optimizer updates are skipped: the weights do not change.
+    ``check_custom_gradients``: also compare each ``tf.custom_gradient`` with finite
+    differences (GC301, opt-in)."""
+    report = _run(lambda: fn(*args, **kwargs), allow_none, check_custom_gradients)
     report.files[0].path = _label(fn)
     return report
 
 
-def check_model(model: Any, batch: Any, *, allow_none: Iterable[str] = ()) -> Report:
+def check_model(
+    model: Any, batch: Any, *, allow_none: Iterable[str] = (), check_custom_gradients: bool = False
+) -> Report:
     """Run one ``train_step`` of a compiled Keras model on ``batch`` (as ``fit`` would, without
-    updating the weights) and diagnose every variable that gets no gradient."""
-    report = _run(lambda: run_train_step(model, batch), allow_none)
+    updating the weights) and diagnose every variable that gets no gradient (or a degenerate one)."""
+    report = _run(lambda: run_train_step(model, batch), allow_none, check_custom_gradients)
     report.files[0].path = type(model).__name__
     return report
 
@@ -98,16 +110,26 @@ def assert_gradients_flow(
     *,
     allow_none: Iterable[str] = (),
     select: Iterable[str] | None = None,
+    allow_zero: bool | Iterable[str] = False,
+    allow_nonfinite: bool | Iterable[str] = False,
+    check_custom_gradients: bool = False,
 ) -> Report:
     """Fail with the full text diagnosis (file:line, code frame, variables, op path, fix)
-    unless every variable gets a gradient. Takes a compiled model and a batch, or a
-    zero-argument step function (``batch`` then is a tuple of its positional args)."""
+    unless every variable gets a usable gradient. Takes a compiled model and a batch, or a
+    zero-argument step function (``batch`` then is a tuple of its positional args).
+
+    ``allow_zero`` / ``allow_nonfinite``: ``True`` accepts every all-zero (GC201) /
+    non-finite (GC202) gradient, or glob patterns over variable paths accept those only
+    (a frozen branch, a head masked out on purpose)."""
     __tracebackhide__ = True  # pytest shows the diagnosis, not this frame
+    options = {"allow_none": allow_none, "check_custom_gradients": check_custom_gradients}
     if hasattr(model_or_step, "train_step") and hasattr(model_or_step, "trainable_variables"):
-        report = check_model(model_or_step, batch, allow_none=allow_none)
+        report = check_model(model_or_step, batch, **options)
     else:
         args = () if batch is None else batch if isinstance(batch, tuple) else (batch,)
-        report = check_step(model_or_step, *args, allow_none=allow_none)
+        report = check_step(model_or_step, *args, **options)
+    _allow(report, "GC201", allow_zero)
+    _allow(report, "GC202", allow_nonfinite)
     if select is not None:
         prefixes = tuple(select)
         for result in report.files:
@@ -115,6 +137,35 @@ def assert_gradients_flow(
     if not report.ok:
         raise GradientFlowError(report.to_text(color=False))
     return report
+
+
+def _configure(session, check_custom_gradients: bool = False) -> None:
+    from gradcheck.trace import degenerate
+
+    degenerate.configure(session, check_custom_gradients=check_custom_gradients)
+
+
+def _allow(report: Report, code: str, allowed: bool | Iterable[str]) -> None:
+    """Drop ``code`` findings (``allowed=True``), or the variables of them matching one of
+    the glob patterns ``allowed`` (and a finding left with none)."""
+    if allowed is False or allowed is None:
+        return
+    import fnmatch
+
+    patterns = None if allowed is True else tuple([allowed] if isinstance(allowed, str) else allowed)
+    for result in report.files:
+        kept = []
+        for finding in result.findings:
+            if finding.code != code:
+                kept.append(finding)
+                continue
+            if patterns is None:
+                continue
+            left = [v for v in finding.variables if not any(fnmatch.fnmatchcase(v, p) for p in patterns)]
+            if left:
+                finding.variables = left
+                kept.append(finding)
+        result.findings = kept
 
 
 @contextmanager
@@ -132,6 +183,7 @@ def watch(*, allow_none: Iterable[str] = ()) -> Iterator[Report]:
 
     session = Session(steps=None, skip_updates=False, allow_none=allow_none, on_findings=collect)
     with tracing(session):
+        _configure(session)
         yield report
     report.files[0].steps_checked = session.steps_checked
 
@@ -158,6 +210,7 @@ def install(*, allow_none: Iterable[str] = (), stream=None) -> None:
 
     session = Session(steps=None, skip_updates=False, allow_none=allow_none, on_findings=show)
     activate(session)
+    _configure(session)
     _INSTALLED = session
 
 

@@ -15,13 +15,14 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 import tokenize
 import warnings
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
-from gradcheck import discover, suppress
+from gradcheck import discover, notebook, suppress
 from gradcheck.config import Config
 from gradcheck.findings import CHECKED, ERROR, SKIPPED, TIMEOUT, CheckError, FileResult
 from gradcheck.report import Report
@@ -39,6 +40,15 @@ class Options:
     #: passes every changed file); ``PATH::function`` targets are always checked.
     training_only: bool = False
     graph: bool = False  # attach each cut's subgraph (for --graph pictures)
+    #: GC301: compare each tf.custom_gradient with finite differences (opt-in: it costs time).
+    check_custom_gradients: bool = False
+    #: Command-line arguments for every script (``gradcheck train.py -- --epochs 1``).
+    argv: list[str] = field(default_factory=list)
+    #: Seconds without a checked gradient before a file gets a "still running" note
+    #: (a replay buffer filling up, data loading); None: no notes.
+    note_after: float | None = None
+    #: Where notes go (the CLI: stderr).
+    note: Callable[[str], None] | None = None
 
 
 def check_targets(
@@ -46,7 +56,11 @@ def check_targets(
     config: Config,
     options: Options,
     progress: Callable[[int, int, str], None] | None = None,
+    on_result: Callable[[FileResult], None] | None = None,
 ) -> Report:
+    """Check every target. ``on_result`` gets each file's final result (findings filtered)
+    as soon as it and every file before it in the report's order are done: the output
+    streams with ``-j N`` and its order still does not depend on ``N``."""
     named = {discover.split_target(t)[0] for t in targets}
     files, missing = discover.expand(targets, config)
     results: dict[str, FileResult] = {}
@@ -66,29 +80,62 @@ def check_targets(
             results[target] = problem
         else:
             to_run.append(target)
+    order = [*missing, *files]
+    emitted = 0
+    finished: set[str] = set()
+    lock = threading.Lock()
+
+    def finish(target: str | None = None) -> None:
+        """Filter a finished file's findings; hand on every file now due, in order."""
+        nonlocal emitted
+        with lock:
+            if target is not None:
+                finished.add(target)
+            while emitted < len(order):
+                current = order[emitted]
+                if current in results and current not in finished and current not in to_run_set:
+                    finished.add(current)  # decided without running (missing, skipped, precheck)
+                if current not in finished:
+                    break
+                result = results[current]
+                result.findings = [
+                    f for f in suppress.filter_findings(result.findings) if config.code_selected(f.code, f.path)
+                ]
+                emitted += 1
+                if on_result is not None:
+                    on_result(result)
+
+    to_run_set = set(to_run)
+    finish()
     if options.static:
         from gradcheck.static import check_file as static_check
 
         for target in to_run:
-            results[target] = static_check(discover.split_target(target)[0])
+            path = discover.split_target(target)[0]
+            if notebook.is_notebook(path):
+                results[target] = _error(
+                    path, "GC901", "the static engine reads .py files only; run it without --static"
+                )
+            else:
+                results[target] = static_check(path)
+            finish(target)
     else:
         done = 0
 
         def run(target: str) -> FileResult:
             nonlocal done
             result = run_child(target, options)
-            done += 1
-            if progress is not None:
-                progress(done, len(to_run), target)
+            results[target] = result
+            with lock:
+                done += 1
+                if progress is not None:
+                    progress(done, len(to_run), target)
+            finish(target)
             return result
 
         with ThreadPoolExecutor(max_workers=max(1, options.jobs)) as pool:
-            for target, result in zip(to_run, pool.map(run, to_run), strict=False):
-                results[target] = result
-    ordered = [results[t] for t in [*missing, *files] if t in results]
-    for result in ordered:
-        result.findings = [f for f in suppress.filter_findings(result.findings) if config.code_selected(f.code, f.path)]
-    return Report(ordered)
+            list(pool.map(run, to_run))
+    return Report([results[t] for t in order if t in results])
 
 
 def _error(path: str, code: str, message: str) -> FileResult:
@@ -97,8 +144,11 @@ def _error(path: str, code: str, message: str) -> FileResult:
 
 def _precheck(path: str) -> FileResult | None:
     """Reasons to not even start a child: not Python, unreadable, empty, a syntax error."""
+    if notebook.is_notebook(path):
+        problem = notebook.precheck(path)
+        return _error(path, *problem) if problem is not None else None
     if not path.endswith(".py"):
-        return _error(path, "GC901", "not a Python source file (.py)")
+        return _error(path, "GC901", "not a Python source file (.py or .ipynb)")
     try:
         with tokenize.open(path) as fh:  # honours a BOM and a coding cookie, as Python does
             source = fh.read()
@@ -126,9 +176,11 @@ def child_command(target: str, options: Options, result_path: str, display: str 
         cmd += ["--allow-none", pattern]
     if options.graph:
         cmd.append("--graph")
+    if options.check_custom_gradients:
+        cmd.append("--check-custom-gradients")
     if function:
         cmd += ["--function", function]
-    cmd += ["--display-path", display or path, "--", path]
+    cmd += ["--display-path", display or path, "--", path, *options.argv]
     return cmd
 
 
@@ -160,27 +212,80 @@ def run_child(target: str, options: Options, display: str | None = None) -> File
                     )
             except OSError as error:
                 return _error(shown, "GC901", f"could not start the checker process: {error.strerror or error}")
-            timed_out = False
-            try:
-                proc.wait(timeout=options.timeout)
-            except subprocess.TimeoutExpired:
-                timed_out = True
+            timed_out = not _wait(proc, options, shown, result_path)
+            where = None
+            if timed_out:
+                where = _where(proc, result_path)
                 _kill_group(proc)
         result = _read_result(result_path)
         if timed_out:
-            if result is not None and result.findings:
-                result.status = CHECKED
+            if result is not None and (result.findings or result.steps_checked):
+                result.status = CHECKED  # what was checked before the time ran out stands
             else:
-                result = FileResult(
-                    shown,
-                    TIMEOUT,
-                    CheckError("GC903", f"no gradient was checked within {options.timeout:g} s (raise --timeout)"),
-                )
+                result = FileResult(shown, TIMEOUT, CheckError("GC903", timeout_reason(options.timeout, where)))
         elif result is None:
             result = _error(shown, "GC901", _death_reason(proc.returncode))
         if options.verbose and result.error is not None:
             _echo_tail(path, log_path)
+        if notebook.is_notebook(path):
+            notebook.register_cells(path, shown)  # the code frames of `nb.ipynb:cell N` findings
         return result
+
+
+def _wait(proc: subprocess.Popen, options: Options, shown: str, result_path: str) -> bool:
+    """Wait for the child within the timeout (False: it ran out). A file with no checked
+    gradient after ``note_after`` seconds gets one "still running" note."""
+    start = time.monotonic()
+    deadline = start + options.timeout
+    note_at = start + options.note_after if options.note_after and options.note is not None else None
+    while True:
+        now = time.monotonic()
+        if now >= deadline:
+            return False
+        until = deadline if note_at is None else min(deadline, note_at)
+        try:
+            proc.wait(timeout=max(until - now, 0.01))
+            return True
+        except subprocess.TimeoutExpired:
+            pass
+        if note_at is not None and time.monotonic() >= note_at:
+            note_at = None
+            if not os.path.exists(result_path):
+                options.note(
+                    f"gradcheck: {shown}: no gradient yet after {time.monotonic() - start:.0f} s; still running "
+                    f"(it is stopped at {options.timeout:g} s, --timeout)"
+                )
+
+
+def _where(proc: subprocess.Popen, result_path: str, grace: float = 3.0) -> str | None:
+    """Ask a child that ran out of time where the script is (``train.py:42 in fill_buffer``):
+    it answers a SIGUSR1 by writing the innermost user frame (see ``trace.child``)."""
+    where_path = f"{result_path}.where"
+    try:
+        os.kill(proc.pid, signal.SIGUSR1)
+    except (ProcessLookupError, PermissionError, AttributeError):
+        return None
+    end = time.monotonic() + grace
+    while time.monotonic() < end and proc.poll() is None:
+        if os.path.exists(where_path):
+            try:
+                with open(where_path, encoding="utf-8") as fh:
+                    return fh.read().strip() or None
+            except OSError:
+                return None
+        time.sleep(0.05)
+    return None
+
+
+def timeout_reason(timeout: float, where: str | None) -> str:
+    """GC903's line: where the script was when it ran out of time, and what to do."""
+    if where is None:
+        return f"no gradient was checked within {timeout:g} s (raise --timeout)"
+    return (
+        f"no gradient was checked within {timeout:g} s; the script was still at {where}, before its first checked "
+        "step (a warm-up such as filling a replay buffer or loading data?): raise --timeout, or make that phase "
+        "shorter for the check, e.g. with an argument to the script: `gradcheck train.py -- --warmup 100`"
+    )
 
 
 def _kill_group(proc: subprocess.Popen) -> None:

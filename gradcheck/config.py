@@ -1,8 +1,9 @@
 """``[tool.gradcheck]`` in the nearest ``pyproject.toml``.
 
 Keys (kebab-case, as ruff): ``select``, ``ignore``, ``exclude``, ``per-file-ignores``,
-``allow-none``, ``timeout``, ``steps``, ``scripts``. An unknown key or a value of the wrong
-type is a ``ConfigError`` with a one-line message; command-line options win over the file.
+``allow-none``, ``timeout``, ``steps``, ``scripts``, ``check-custom-gradients``. An unknown key
+or a value of the wrong type is a ``ConfigError`` with a one-line message; command-line
+options win over the file.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ class Config:
     timeout: float = DEFAULT_TIMEOUT
     steps: int = 1
     scripts: list[str] = field(default_factory=list)
+    check_custom_gradients: bool = False  # GC301 (opt-in)
     path: Path | None = None  # the pyproject.toml it came from
 
     @property
@@ -72,7 +74,7 @@ class Config:
 
 
 _LIST_KEYS = {"select", "ignore", "exclude", "allow-none", "scripts"}
-_KNOWN = _LIST_KEYS | {"per-file-ignores", "timeout", "steps"}
+_KNOWN = _LIST_KEYS | {"per-file-ignores", "timeout", "steps", "check-custom-gradients"}
 
 
 def find_pyproject(start: Path) -> Path | None:
@@ -122,6 +124,10 @@ def from_table(table: dict, path: Path | None = None) -> Config:
         if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
             raise ConfigError(f"{where}: timeout must be a positive number of seconds")
         config.timeout = float(value)
+    if "check-custom-gradients" in table:
+        if not isinstance(table["check-custom-gradients"], bool):
+            raise ConfigError(f"{where}: check-custom-gradients must be true or false")
+        config.check_custom_gradients = table["check-custom-gradients"]
     if "steps" in table:
         value = table["steps"]
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:

@@ -56,6 +56,20 @@ class Finding:
     #: The subgraph from the starved variables through the cut to the loss, when asked for
     #: (``--graph``): {"nodes": [{"id", "label", "kind", "line", "path", "cut"}], "edges": [[a, b]]}.
     graph: dict | None = None
+    #: The rule template's fields the engine filled in (``arg``, ``fn``, ``variant``, ``method``
+    #: ...): what the message and fix were rendered from, and what a patch is computed from.
+    #: They travel from the checker process to the CLI; the JSON report leaves them out.
+    fields: dict[str, Any] = field(default_factory=dict)
+    #: A suggested patch (``--diff``/``--fix``), verified or not; None when none was asked for.
+    patch: Patch | None = None
+
+    @property
+    def _fields(self) -> dict[str, Any]:  # the name the trace engine sets them by
+        return self.fields
+
+    @_fields.setter
+    def _fields(self, value: dict[str, Any]) -> None:
+        self.fields = dict(value)
 
     @property
     def rule(self):  # -> gradcheck.rules.Rule (imported lazily: rules import this module)
@@ -101,7 +115,11 @@ class Finding:
             "fix": self.fix,
             "notes": list(self.notes),
             "url": self.url,
-        } | ({"graph": self.graph} if self.graph is not None else {})
+        } | (
+            ({"graph": self.graph} if self.graph is not None else {})
+            | ({"fields": _plain(self.fields)} if self.fields else {})
+            | ({"patch": self.patch.to_json()} if self.patch is not None else {})
+        )
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Finding:
@@ -121,7 +139,34 @@ class Finding:
             fix=data.get("fix", ""),
             notes=list(data.get("notes", [])),
             graph=data.get("graph"),
+            fields=dict(data.get("fields") or {}),
+            patch=Patch.from_json(data["patch"]) if data.get("patch") else None,
         )
+
+
+@dataclass
+class Patch:
+    """A suggested edit of the user's file that removes a finding (``gradcheck --diff``).
+
+    ``diff`` is a unified diff against the file as checked; it is empty unless ``verified``:
+    the patched copy was checked again, this finding was gone and nothing new appeared.
+    ``note`` says how it was verified, or why no patch is shown."""
+
+    diff: str = ""
+    verified: bool = False
+    note: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"diff": self.diff, "verified": self.verified, "note": self.note}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Patch:
+        return cls(diff=data.get("diff", ""), verified=bool(data.get("verified", False)), note=data.get("note", ""))
+
+
+def _plain(fields: dict[str, Any]) -> dict[str, Any]:
+    """Template fields as JSON values (they are strings, numbers or None)."""
+    return {k: v if v is None or isinstance(v, (str, int, float, bool)) else str(v) for k, v in fields.items()}
 
 
 @dataclass

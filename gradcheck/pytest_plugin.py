@@ -43,7 +43,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
-        "gradcheck(allow_none=[], select=[], ignore=[]): options for the gradcheck fixture in this test",
+        "gradcheck(allow_none=[], select=[], ignore=[], allow_zero=False, allow_nonfinite=False, "
+        "check_custom_gradients=False): options for the gradcheck fixture in this test",
     )
     if config.getoption("gradcheck", default=False):
         config.pluginmanager.register(_ScriptCollector(config), "gradcheck-scripts")
@@ -54,12 +55,27 @@ class GradcheckFixture:
     """What the ``gradcheck`` fixture gives a test: the Python API with the test's marker
     options applied."""
 
-    def __init__(self, allow_none: Iterable[str] = (), select: Iterable[str] = (), ignore: Iterable[str] = ()):
+    def __init__(
+        self,
+        allow_none: Iterable[str] = (),
+        select: Iterable[str] = (),
+        ignore: Iterable[str] = (),
+        allow_zero: bool | Iterable[str] = False,
+        allow_nonfinite: bool | Iterable[str] = False,
+        check_custom_gradients: bool = False,
+    ):
         self.allow_none = tuple(allow_none)
         self.select = tuple(select)
         self.ignore = tuple(ignore)
+        self.allow_zero = allow_zero  # GC201: True, or glob patterns over variable paths
+        self.allow_nonfinite = allow_nonfinite  # GC202: likewise
+        self.check_custom_gradients = check_custom_gradients  # GC301 (opt-in)
 
     def _filter(self, report):
+        from gradcheck.api import _allow
+
+        _allow(report, "GC201", self.allow_zero)
+        _allow(report, "GC202", self.allow_nonfinite)
         for result in report.files:
             result.findings = [
                 f
@@ -71,12 +87,18 @@ class GradcheckFixture:
     def check_model(self, model: Any, batch: Any):
         from gradcheck.api import check_model
 
-        return self._filter(check_model(model, batch, allow_none=self.allow_none))
+        return self._filter(
+            check_model(model, batch, allow_none=self.allow_none, check_custom_gradients=self.check_custom_gradients)
+        )
 
     def check_step(self, fn: Any, *args: Any, **kwargs: Any):
         from gradcheck.api import check_step
 
-        return self._filter(check_step(fn, *args, allow_none=self.allow_none, **kwargs))
+        return self._filter(
+            check_step(
+                fn, *args, allow_none=self.allow_none, check_custom_gradients=self.check_custom_gradients, **kwargs
+            )
+        )
 
     def assert_flows(self, model_or_step: Any, batch: Any = None):
         """Fail with the full diagnosis unless every variable gets a gradient."""
@@ -93,15 +115,20 @@ class GradcheckFixture:
         return report
 
 
+_MARKER_OPTIONS = frozenset(
+    {"allow_none", "select", "ignore", "allow_zero", "allow_nonfinite", "check_custom_gradients"}
+)
+
+
 @pytest.fixture
 def gradcheck(request: pytest.FixtureRequest) -> GradcheckFixture:
     """Check models and train steps for variables that get no gradient."""
     marker = request.node.get_closest_marker("gradcheck")
     options = dict(marker.kwargs) if marker else {}
-    unknown = set(options) - {"allow_none", "select", "ignore"}
+    unknown = set(options) - _MARKER_OPTIONS
     if unknown:
         raise pytest.UsageError(f"@pytest.mark.gradcheck: unknown option(s) {sorted(unknown)}")
-    return GradcheckFixture(**{k: _as_list(v) for k, v in options.items()})
+    return GradcheckFixture(**{k: v if isinstance(v, bool) else _as_list(v) for k, v in options.items()})
 
 
 def _as_list(value: Any) -> list[str]:
@@ -116,7 +143,8 @@ class _ScriptCollector:
         self.settings = config_mod.load(Path(str(config.rootpath)))
         timeout = config.getoption("gradcheck_timeout")
         self.timeout = timeout or self.settings.timeout
-        self.passed: dict[str, str] = config.cache.get(CACHE_KEY, {}) if config.cache else {}
+        cache = getattr(config, "cache", None)  # absent under `-p no:cacheprovider`
+        self.passed: dict[str, str] = cache.get(CACHE_KEY, {}) if cache is not None else {}
         self.pytest_config = config
 
     def pytest_collect_file(self, file_path: Path, parent: pytest.Collector):
@@ -127,12 +155,16 @@ class _ScriptCollector:
         return None
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
-        if self.pytest_config.cache is not None:
-            self.pytest_config.cache.set(CACHE_KEY, self.passed)
+        cache = getattr(self.pytest_config, "cache", None)
+        if cache is not None:
+            cache.set(CACHE_KEY, self.passed)
 
     def fingerprint(self, path: Path) -> str:
         digest = hashlib.sha256(path.read_bytes())
-        digest.update(f"{__version__}|{self.timeout}|{self.settings.allow_none}|{self.settings.steps}".encode())
+        settings = self.settings
+        digest.update(
+            f"{__version__}|{self.timeout}|{settings.allow_none}|{settings.steps}|{settings.check_custom_gradients}".encode()
+        )
         return digest.hexdigest()
 
 
@@ -167,12 +199,14 @@ class GradcheckItem(pytest.Item):
             steps=self.plugin.settings.steps,
             timeout=self.plugin.timeout,
             allow_none=list(self.plugin.settings.allow_none),
+            check_custom_gradients=self.plugin.settings.check_custom_gradients,
         )
         shown = _relative(self.path, Path(str(self.config.rootpath)))
         result = run_child(str(self.path), options, display=shown)
         result.findings = [f for f in result.findings if self.plugin.settings.code_selected(f.code, f.path)]
         report = Report([result])
         if not report.ok:
+            _attach_patches(report, self.plugin.settings, options, {shown: str(self.path)})
             raise GradcheckFailure(report.to_text(color=False))
         self.plugin.passed[key] = fingerprint
 
@@ -183,6 +217,16 @@ class GradcheckItem(pytest.Item):
 
     def reportinfo(self):
         return self.path, None, f"[gradcheck] {_relative(self.path, Path(str(self.config.rootpath)))}"
+
+
+def _attach_patches(report, settings, options, paths: dict[str, str]) -> None:
+    """The failure shows a verified patch for each finding that has one, as
+    ``gradcheck --diff`` does (docs/fixes.md); one more child run, on failure only."""
+    try:
+        from gradcheck.fix import plan_report
+    except ImportError:  # libcst missing: the diagnosis alone
+        return
+    plan_report(report, settings, options, paths=paths)
 
 
 def _relative(path: Path, root: Path) -> str:

@@ -44,7 +44,10 @@ class Report:
         checked = sum(1 for r in self.files if r.status == CHECKED)
         parts = []
         if n:
-            parts.append(f"{_plural(n, 'finding')} in {_plural(with_findings, 'file')}")
+            # a warning (GC201, GC203) fails the run like an error, as flake8's W codes do
+            warnings = sum(1 for f in self.findings if f.severity == "warning")
+            note = f" ({_plural(warnings, 'warning')})" if warnings else ""
+            parts.append(f"{_plural(n, 'finding')}{note} in {_plural(with_findings, 'file')}")
         else:
             parts.append(f"No findings in {_plural(checked, 'checked file')}")
         if self.errors:

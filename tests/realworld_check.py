@@ -42,6 +42,11 @@ def keras_major(expected: dict[str, Any]) -> int:
     return int(expected.get("keras", 3))
 
 
+def custom_gradients(expected: dict[str, Any]) -> bool:
+    """GC301 is opt-in: a case that expects it says ``"check_custom_gradients": true``."""
+    return bool(expected.get("check_custom_gradients", False))
+
+
 def _normalise(name: str) -> str:
     return name[:-2] if name.endswith(":0") else name
 
@@ -108,12 +113,17 @@ def problems(expected: dict[str, Any], findings: list[dict[str, Any]]) -> list[s
     return out
 
 
-def run_cli(scripts: list[Path], keras: int = 3, jobs: int = 2, timeout: int = 120) -> dict[str, dict]:
-    """``gradcheck --format json`` on ``scripts`` in a real subprocess: path -> file record."""
+def run_cli(
+    scripts: list[Path], keras: int = 3, jobs: int = 2, timeout: int = 120, custom_gradients: bool = False
+) -> dict[str, dict]:
+    """``gradcheck --format json`` on ``scripts`` in a real subprocess: path -> file record.
+    ``custom_gradients``: with ``--check-custom-gradients`` (GC301 cases ask for it)."""
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
     if keras == 2:
         env["TF_USE_LEGACY_KERAS"] = "1"
     args = [sys.executable, "-m", "gradcheck", "--format", "json", "-j", str(jobs), "--timeout", str(timeout)]
+    if custom_gradients:
+        args.append("--check-custom-gradients")
     done = subprocess.run([*args, *map(str, scripts)], capture_output=True, text=True, env=env, cwd=ROOT, check=False)
     try:
         report = json.loads(done.stdout)
@@ -124,12 +134,12 @@ def run_cli(scripts: list[Path], keras: int = 3, jobs: int = 2, timeout: int = 1
 
 def score(scripts: list[Path]) -> int:
     """Print one line per script (ok / its problems) and a total; returns the number wrong."""
-    groups: dict[int, list[Path]] = {}
+    groups: dict[tuple[int, bool], list[Path]] = {}
     for s in scripts:
-        groups.setdefault(keras_major(expectation(s)), []).append(s)
+        groups.setdefault((keras_major(expectation(s)), custom_gradients(expectation(s))), []).append(s)
     wrong = 0
-    for keras, group in sorted(groups.items()):
-        records = run_cli(group, keras=keras)
+    for (keras, custom), group in sorted(groups.items()):
+        records = run_cli(group, keras=keras, custom_gradients=custom)
         for script in group:
             record = records.get(str(script.resolve()))
             if record is None:

@@ -87,10 +87,12 @@ def test_an_endless_script_times_out_and_the_others_are_still_checked():
     proc = run_cli("--format", "json", "--timeout", "6", str(FIXTURES / "infinite_loop.py"), str(FIXTURES / "empty.py"))
     files = {p["path"].rsplit("/", 1)[-1]: p for p in json.loads(proc.stdout)["files"]}
     assert files["infinite_loop.py"]["status"] == "timeout"
-    assert files["infinite_loop.py"]["error"] == {
-        "code": "GC903",
-        "message": "no gradient was checked within 6 s (raise --timeout)",
-    }
+    error = files["infinite_loop.py"]["error"]
+    assert error["code"] == "GC903"
+    # where the script was, when it got that far (a loaded machine may still be importing TensorFlow)
+    assert error["message"].startswith("no gradient was checked within 6 s")
+    assert "raise --timeout" in error["message"]
+    assert "infinite_loop.py:" in error["message"] or error["message"].endswith("(raise --timeout)")
     assert files["empty.py"]["error"]["code"] == "GC902"
     assert proc.returncode == 2
 

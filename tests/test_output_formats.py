@@ -522,7 +522,7 @@ def test_timeout_in_every_format(fmt, awkward_report):
     assert TIMEOUT_MESSAGE in output
     assert not ANSI.search(output)
     assert awkward_report.exit_code() == 2
-    assert awkward_report.summary() == "2 findings in 1 file; 1 file could not be checked"
+    assert awkward_report.summary() == "2 findings (1 warning) in 1 file; 1 file could not be checked"
 
 
 def test_concise_awkward_one_line_per_entry(awkward_report):

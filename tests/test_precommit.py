@@ -19,20 +19,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT
+from tests.conftest import GIT_ENV, ROOT
 
 BIN = Path(sys.executable).parent
 PRE_COMMIT = shutil.which("pre-commit", path=str(BIN)) or shutil.which("pre-commit")
 pytestmark = pytest.mark.skipif(PRE_COMMIT is None or shutil.which("git") is None, reason="needs pre-commit and git")
-
-GIT_ENV = {
-    "GIT_AUTHOR_NAME": "gradcheck tests",
-    "GIT_AUTHOR_EMAIL": "tests@gradcheck.invalid",
-    "GIT_COMMITTER_NAME": "gradcheck tests",
-    "GIT_COMMITTER_EMAIL": "tests@gradcheck.invalid",
-    "GIT_CONFIG_GLOBAL": os.devnull,
-    "GIT_CONFIG_NOSYSTEM": "1",
-}
 
 STEP = """\
 import keras

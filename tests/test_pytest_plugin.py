@@ -153,6 +153,10 @@ def test_gradcheck_option_collects_scripts_and_caches_passes(pytester):
     second.assert_outcomes(skipped=1, failed=1)
     assert "unchanged since it last passed" in second.stdout.str()
 
+    # without pytest's cache plugin there is nothing to reuse, and nothing breaks
+    uncached = pytester.runpytest_subprocess("--gradcheck", "scripts", "-p", "no:cacheprovider")
+    uncached.assert_outcomes(passed=1, failed=1)
+
 
 def test_a_suite_that_never_uses_the_plugin_imports_no_tensorflow(pytester):
     pytester.makepyfile(

@@ -9,7 +9,7 @@ import importlib.util
 
 import pytest
 
-from tests.realworld_check import cases, expectation, keras_major, problems, run_cli
+from tests.realworld_check import cases, custom_gradients, expectation, keras_major, problems, run_cli
 
 _HAS_TF_KERAS = importlib.util.find_spec("tf_keras") is not None
 
@@ -30,10 +30,12 @@ def _check(run_script, script):
     that must own its process (``"process": "own"``: it configures devices, which a
     TensorFlow runtime already started in this process refuses)."""
     expected = expectation(script)
+    custom = custom_gradients(expected)
     if keras_major(expected) == 2 or expected.get("process") == "own":
-        record = run_cli([script], keras=keras_major(expected))[str(script.resolve())]
+        record = run_cli([script], keras=keras_major(expected), custom_gradients=custom)[str(script.resolve())]
         return expected, record["error"], record["steps_checked"], record["findings"]
-    result = run_script(script.read_text(encoding="utf-8"), name=script.name)
+    options = {"check_custom_gradients": True} if custom else {}
+    result = run_script(script.read_text(encoding="utf-8"), name=script.name, **options)
     error = result.error.to_json() if result.error else None
     return expected, error, result.steps_checked, [f.to_json() for f in result.findings]
 

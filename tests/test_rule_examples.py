@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from gradcheck.rules import trace_rules
+from gradcheck.rules import get_rule, trace_rules
 
 CASES = [
     pytest.param(rule.code, kind, example, id=f"{rule.code}-{kind}-{i}-{example.setting}")
@@ -17,7 +17,8 @@ CASES = [
 
 @pytest.mark.parametrize(("code", "kind", "example"), CASES)
 def test_rule_example(run_script, code, kind, example):
-    result = run_script(example.source, name=f"{code.lower()}_{kind}.py")
+    options = getattr(get_rule(code), "run_options", {})  # GC301 is opt-in
+    result = run_script(example.source, name=f"{code.lower()}_{kind}.py", **options)
     assert result.error is None, result.error
     assert result.steps_checked >= 1 or result.findings, "the example never reached a gradient"
     got = sorted((f.line, f.code) for f in result.findings)

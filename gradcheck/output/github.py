@@ -8,6 +8,8 @@ No TensorFlow import.
 
 from __future__ import annotations
 
+import os
+
 from gradcheck.findings import FileResult, Finding
 from gradcheck.rules import RULES
 
@@ -60,8 +62,54 @@ def _finding_command(finding: Finding) -> str:
     message = finding.message
     if finding.fix:
         message += f"\n\nFix: {finding.fix}"
+    if finding.patch is not None and finding.patch.verified and finding.patch.diff:
+        message += f"\n\nVerified patch: {patch_link(finding)}"
     message += f"\n\nSee {finding.url}"
+    _in_notebook(finding, properties)
     return command(_COMMANDS.get(finding.severity, "notice"), properties, message)
+
+
+def _in_notebook(finding: Finding, properties: dict[str, str | int | None]) -> None:
+    """A notebook cell (``nb.ipynb:cell 3``): annotate the ``.ipynb`` at the line holding
+    the cell's line (Jupyter's layout), the cell named in the title."""
+    from gradcheck import notebook
+
+    split = notebook.split_cell_path(finding.path)
+    if split is None:
+        return
+    path, cell = split
+    line = notebook.raw_line(path, cell, finding.line)
+    properties.update(file=path, line=line, col=None, endLine=None, endColumn=None)
+    properties["title"] = f"{properties['title']} (cell {cell}, line {finding.line})"
+
+
+def patch_link(finding: Finding) -> str:
+    """Where the patch is shown: the run's job summary (``step_summary`` writes it there)
+    when GitHub Actions runs the step, else the command that prints it."""
+    server, repository, run = (os.environ.get(k) for k in ("GITHUB_SERVER_URL", "GITHUB_REPOSITORY", "GITHUB_RUN_ID"))
+    if server and repository and run and os.environ.get("GITHUB_STEP_SUMMARY"):
+        return f"{server}/{repository}/actions/runs/{run} (job summary, {_anchor(finding)})"
+    return f"run `gradcheck --diff {finding.path}` to see it"
+
+
+def _anchor(finding: Finding) -> str:
+    return f"{finding.path}:{finding.line} {finding.code}"
+
+
+def step_summary(report) -> str:
+    """Markdown for ``$GITHUB_STEP_SUMMARY``: each verified patch as a ``diff`` block."""
+    parts = []
+    for finding in report.findings:
+        patch = finding.patch
+        if patch is None or not patch.verified or not patch.diff:
+            continue
+        parts.append(
+            f"### {_anchor(finding)}: {finding.message}\n\n{patch.note}\n\n```diff\n{patch.diff.rstrip()}\n```\n"
+        )
+    if not parts:
+        return ""
+    intro = "## gradcheck: verified patches\n\nApply with `gradcheck --fix`, or `git apply` a block.\n\n"
+    return intro + "\n".join(parts)
 
 
 def _error_command(result: FileResult) -> str:

@@ -12,6 +12,11 @@ SCHEMA_VERSION = 1
 
 def report_json(report) -> dict:
     files = [result.to_json() for result in report.files]
+    for file in files:
+        for finding in file["findings"]:
+            # the template fields travel from the checker process only; the report's
+            # findings say the same in ``message`` and ``fix``
+            finding.pop("fields", None)
     return {
         "version": SCHEMA_VERSION,
         "gradcheck": __version__,

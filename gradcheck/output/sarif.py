@@ -107,13 +107,13 @@ def _descriptor(rule: Rule) -> dict[str, Any]:
 
 
 def _result(finding: Finding, rule_index: dict[str, int], artifacts: _Artifacts) -> dict[str, Any]:
-    location = {
+    properties: dict[str, Any] = {"variables": list(finding.variables)}
+    location = _in_notebook(finding, properties, artifacts) or {
         "physicalLocation": {
             "artifactLocation": artifacts.location(finding.path),
             "region": _region(finding),
         }
     }
-    properties: dict[str, Any] = {"variables": list(finding.variables)}
     for key, value in (("op", finding.op), ("call", finding.call), ("chainSource", finding.chain_source)):
         if value:
             properties[key] = value
@@ -124,16 +124,70 @@ def _result(finding: Finding, rule_index: dict[str, int], artifacts: _Artifacts)
         properties["notes"] = list(finding.notes)
     if finding.fix:
         properties["fix"] = finding.fix
-    return {
+    if finding.patch is not None and finding.patch.note:
+        properties["patch"] = finding.patch.note
+    result = {
         "ruleId": finding.code,
         "ruleIndex": rule_index.get(finding.code, -1),
         "level": _LEVELS.get(finding.severity, "note"),
-        # SARIF ``fixes`` must be artifact edits; the fix is advice, so it goes in the text
-        # that code scanning shows on the alert.
+        # The fix text is advice, so it goes in the text that code scanning shows on the
+        # alert; a verified patch (``--diff``) is an artifact edit, SARIF's ``fixes``.
         "message": {"text": _message(finding, chain)},
         "locations": [location],
         "properties": properties,
     }
+    if finding.patch is not None and finding.patch.verified and finding.patch.diff:
+        result["fixes"] = [_fix(finding, artifacts)]
+    return result
+
+
+def _fix(finding: Finding, artifacts: _Artifacts) -> dict[str, Any]:
+    """A verified patch as a SARIF fix (§3.55): one replacement per changed block of lines.
+    A block's deleted region ends at the end of its last line (line end excluded), so the
+    inserted text leaves out its own final line end; a pure insertion is an empty region
+    at the start of the line it goes before."""
+    from gradcheck.fix.patch import replacements
+
+    assert finding.patch is not None
+    changes = []
+    for start, old, new in replacements(finding.patch.diff):
+        if old:
+            last = old[-1].rstrip("\r\n")
+            region = {
+                "startLine": start,
+                "startColumn": 1,
+                "endLine": start + len(old) - 1,
+                "endColumn": len(last) + 1,
+            }
+            text = "".join(new)
+            if old[-1] != last and text.endswith("\n"):
+                text = text[:-2] if text.endswith("\r\n") else text[:-1]
+        else:
+            region = {"startLine": start, "startColumn": 1, "endLine": start, "endColumn": 1}
+            text = "".join(new)
+        changes.append({"deletedRegion": region, "insertedContent": {"text": text}})
+    return {
+        "description": {"text": finding.patch.note},
+        "artifactChanges": [{"artifactLocation": artifacts.location(finding.path), "replacements": changes}],
+    }
+
+
+def _in_notebook(finding: Finding, properties: dict, artifacts: _Artifacts) -> dict | None:
+    """A notebook cell (``nb.ipynb:cell 3``): the artifact is the ``.ipynb``, the region the
+    line of that file holding the cell's line (Jupyter's layout; none when it cannot be
+    told), and the cell and its line and column are properties."""
+    from gradcheck import notebook
+
+    split = notebook.split_cell_path(finding.path)
+    if split is None:
+        return None
+    path, cell = split
+    physical: dict[str, Any] = {"artifactLocation": artifacts.location(path)}
+    line = notebook.raw_line(path, cell, finding.line)
+    if line is not None:
+        physical["region"] = {"startLine": line}
+    properties.update(cell=cell, cellLine=finding.line, cellColumn=finding.column)
+    return {"physicalLocation": physical}
 
 
 def _message(finding: Finding, chain: str) -> str:

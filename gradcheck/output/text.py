@@ -75,7 +75,33 @@ def render_finding(finding: Finding, color: bool = False) -> str:
         lines.append(f"{pad}{label} note: {note}")
     if finding.fix:
         lines.append(f"{pad}{label} {_style('fix', color, bold=True)}: {finding.fix}")
+    if finding.patch is not None:
+        lines += patch_lines(finding, color, f"{pad}{label} ")
     return "\n".join(lines)
+
+
+def patch_lines(finding: Finding, color: bool, prefix: str = "") -> list[str]:
+    """``= patch: ...`` and, for a verified patch, its unified diff (not indented, so the
+    whole output can be given to ``patch -p1`` as it is)."""
+    patch = finding.patch
+    assert patch is not None
+    word = _style("patch", color, bold=True)
+    lines = [f"{prefix}{word}: {patch.note}" if patch.note else f"{prefix}{word}:"]
+    if patch.verified and patch.diff:
+        lines += [diff_line(line, color) for line in patch.diff.splitlines()]
+    return lines
+
+
+def diff_line(line: str, color: bool) -> str:
+    if line.startswith(("+++", "---")):
+        return _style(line, color, bold=True)
+    if line.startswith("+"):
+        return _style(line, color, fg="green")
+    if line.startswith("-"):
+        return _style(line, color, fg="red")
+    if line.startswith("@@"):
+        return _style(line, color, fg="cyan")
+    return line
 
 
 def render_findings(findings: list[Finding], color: bool = False) -> str:
@@ -96,5 +122,8 @@ def render_concise(report, color: bool = False) -> str:
     for result in report.files:
         if result.error is not None:
             lines.append(error_line(result, color))
-        lines += [header(f, color) for f in sorted(result.findings, key=Finding.sort_key)]
+        for finding in sorted(result.findings, key=Finding.sort_key):
+            lines.append(header(finding, color))
+            if finding.patch is not None and finding.patch.verified:
+                lines += patch_lines(finding, color, "  = ")
     return "\n".join(lines) + ("\n" if lines else "")

@@ -23,6 +23,10 @@ from gradcheck.rules.gc113_variable_assign import VariableAssign
 from gradcheck.rules.gc114_integer_source import IntegerSource
 from gradcheck.rules.gc115_non_trainable_source import NonTrainableSource
 from gradcheck.rules.gc116_captured_by_value import CapturedByValue
+from gradcheck.rules.gc201_zero_gradient import ZeroGradient
+from gradcheck.rules.gc202_non_finite_gradient import NonFiniteGradient
+from gradcheck.rules.gc203_unstopped_bootstrap_target import UnstoppedBootstrapTarget
+from gradcheck.rules.gc301_custom_gradient_mismatch import CustomGradientMismatch
 
 _RULE_CLASSES: tuple[type[Rule], ...] = (
     IntegerIndexOp,
@@ -41,10 +45,10 @@ _RULE_CLASSES: tuple[type[Rule], ...] = (
     IntegerSource,
     NonTrainableSource,
     CapturedByValue,
-    _reserved.ZeroGradient,
-    _reserved.NonFiniteGradient,
-    _reserved.UnstoppedBootstrapTarget,
-    _reserved.CustomGradientMismatch,
+    ZeroGradient,
+    NonFiniteGradient,
+    UnstoppedBootstrapTarget,
+    CustomGradientMismatch,
     _reserved.ScriptError,
     _reserved.NoGradientReached,
     _reserved.Timeout,
@@ -74,8 +78,9 @@ def all_rules() -> list[Rule]:
 
 
 def trace_rules() -> list[Rule]:
-    """The GC1xx rules: causes of a variable getting no gradient."""
-    return [r for r in all_rules() if r.code.startswith("GC1")]
+    """The rules the trace engine reports: GC1xx (no gradient), GC2xx (a degenerate
+    gradient), GC3xx (a wrong gradient). Each has runnable examples."""
+    return [r for r in all_rules() if r.code.startswith(("GC1", "GC2", "GC3"))]
 
 
 def classify_op(op_type: str) -> str | None:

@@ -1,33 +1,9 @@
-"""Codes of the vocabulary that no engine reports yet (GC2xx, GC3xx), and the GC9xx codes
-of files that could not be checked. They have pages and SARIF metadata like every rule."""
+"""The GC9xx codes of files that could not be checked (and any code of the vocabulary that
+no engine reports yet). They have pages and SARIF metadata like every rule."""
 
 from __future__ import annotations
 
 from gradcheck.rules._base import Rule
-
-
-class ZeroGradient(Rule):
-    code, name, severity = "GC201", "zero-gradient", "warning"
-    summary = "A variable's gradient arrives but is identically zero."
-    implemented = False
-
-
-class NonFiniteGradient(Rule):
-    code, name, severity = "GC202", "non-finite-gradient", "warning"
-    summary = "A variable's gradient contains NaN or Inf."
-    implemented = False
-
-
-class UnstoppedBootstrapTarget(Rule):
-    code, name, severity = "GC203", "unstopped-bootstrap-target", "warning"
-    summary = "A TD/Q target built from the trained network inside the tape without `tf.stop_gradient`."
-    implemented = False
-
-
-class CustomGradientMismatch(Rule):
-    code, name, severity = "GC301", "custom-gradient-mismatch", "error"
-    summary = "A custom gradient disagrees with finite differences."
-    implemented = False
 
 
 class ScriptError(Rule):

@@ -11,6 +11,8 @@ the files the trace engine runs.
 from __future__ import annotations
 
 import ast
+import contextlib
+import gc
 import os
 import re
 import sys
@@ -36,8 +38,9 @@ def check_source(source: str, path: str = "<string>") -> list[Finding]:
     code it cannot read or analyse (it then reports nothing)."""
     if not may_train(source):
         return []
-    tree = _parse(source, path)
-    return _analyze(tree, source, path) if isinstance(tree, ast.Module) else []
+    with _collector_paused():
+        found = _parse_and_analyze(source, path)
+    return found if isinstance(found, list) else []
 
 
 def check_file(path: str) -> FileResult:
@@ -49,11 +52,36 @@ def check_file(path: str) -> FileResult:
         return FileResult(path, ERROR, CheckError("GC901", f"cannot decode the file: {error}"))
     except OSError as error:
         return FileResult(path, ERROR, CheckError("GC901", f"cannot read the file: {error.strerror or error}"))
+    with _collector_paused():
+        found = _parse_and_analyze(source, path, analyse=may_train(source))
+    if isinstance(found, str):
+        return FileResult(path, ERROR, CheckError("GC901", found))
+    return FileResult(path, CHECKED, findings=found)
+
+
+def _parse_and_analyze(source: str, path: str, analyse: bool = True) -> list[Finding] | str:
+    """The findings, or why the file does not parse. The tree and everything the analysis
+    built are freed (by reference counting) when this returns, before the cyclic collector
+    is enabled again: its first pass then finds little to walk."""
     tree = _parse(source, path)
     if not isinstance(tree, ast.Module):
-        return FileResult(path, ERROR, CheckError("GC901", tree))
-    findings = _analyze(tree, source, path) if may_train(source) else []
-    return FileResult(path, CHECKED, findings=findings)
+        return tree
+    return _analyze(tree, source, path) if analyse else []
+
+
+@contextlib.contextmanager
+def _collector_paused():
+    """Parsing and the analysis allocate many small objects and drop them all at the end:
+    the cyclic collector's passes over them cost more than they find (a file's tree and
+    values are freed by reference counting; the few cycles, closures, wait for the next
+    pass)."""
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if paused:
+            gc.enable()
 
 
 def _parse(source: str, path: str) -> ast.Module | str:

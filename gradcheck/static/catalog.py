@@ -24,6 +24,7 @@ GRADIENTS = "gradients"  # ``tf.gradients(ys, xs)``: the TF1 spelling of ``tape.
 CUSTOM_GRADIENT = "custom_gradient"  # the user defines the gradient: differentiable by definition
 PLUMBING = "plumbing"  # Python builtins that move values around without computing
 WRAPPER = "wrapper"  # returns the function it is given (``tf.function(step)``)
+METRIC = "metric"  # a Keras metric object: ``update_state`` accumulates into variables (``code``)
 
 #: Tape methods that ask for a gradient: ``tape.gradient(target, sources)`` and its kin.
 GRADIENT_METHODS = frozenset(("gradient", "jacobian", "batch_jacobian"))
@@ -38,6 +39,9 @@ class Api:
 _TF = ("tensorflow", "tensorflow.math", "tensorflow.nn", "tensorflow.dtypes", "tensorflow.experimental.numpy")
 _KERAS = ("keras.ops", "keras.ops.numpy", "keras.ops.math", "keras.ops.nn", "keras.ops.core", "keras.backend")
 _RANDOM = ("tensorflow.random", "tensorflow.random.experimental", "tensorflow", "keras.random")
+
+#: Libraries that compute on host values (a tensor passed in comes back as a constant).
+_HOST = frozenset(("numpy", "scipy", "sklearn", "pandas", "math", "statistics"))
 
 _BY_LEAF: dict[str, Api] = {}
 for _code, _leaves in (
@@ -99,7 +103,36 @@ _EXACT: dict[str, Api] = {
     "keras.models.clone_model": Api(MODEL),
     "tensorflow_hub.KerasLayer": Api(LAYER),
     "tensorflow.keras": Api(NO_FLOW),
+    "keras.backend.gradients": Api(GRADIENTS),
+    "tensorflow.get_static_value": Api(CUT, "GC105"),
+    # NumPy in disguise: these return host arrays
+    "keras.preprocessing.sequence.pad_sequences": Api(CUT, "GC105"),
+    "keras.utils.pad_sequences": Api(CUT, "GC105"),
+    # Metric functions: thresholds and class indices, no gradient.
+    "keras.metrics.binary_accuracy": Api(CUT, "GC103"),
+    "keras.metrics.accuracy": Api(CUT, "GC103"),
+    "keras.metrics.categorical_accuracy": Api(CUT, "GC101"),
+    "keras.metrics.sparse_categorical_accuracy": Api(CUT, "GC101"),
+    "keras.metrics.top_k_categorical_accuracy": Api(CUT, "GC101"),
+    "keras.metrics.sparse_top_k_categorical_accuracy": Api(CUT, "GC101"),
 }
+# Metric objects: what ``update_state`` does to y_pred before it accumulates into the
+# metric's variables (``result()`` reads them back).
+for _code, _leaves in (
+    ("GC101", "CategoricalAccuracy SparseCategoricalAccuracy TopKCategoricalAccuracy SparseTopKCategoricalAccuracy"),
+    (
+        "GC103",
+        "Accuracy BinaryAccuracy Precision Recall AUC TruePositives FalsePositives TrueNegatives FalseNegatives "
+        "F1Score FBetaScore",
+    ),
+    (
+        "GC113",
+        "Mean Sum MeanSquaredError MeanAbsoluteError RootMeanSquaredError MeanAbsolutePercentageError "
+        "BinaryCrossentropy CategoricalCrossentropy SparseCategoricalCrossentropy KLDivergence LogCoshError",
+    ),
+):
+    for _leaf in _leaves.split():
+        _EXACT[f"keras.metrics.{_leaf}"] = Api(METRIC, _code)
 for _module in ("keras", "keras.models"):
     for _leaf in ("Model", "Sequential", "Functional"):
         _EXACT[f"{_module}.{_leaf}"] = Api(MODEL)
@@ -116,8 +149,10 @@ _BUILTINS: dict[str, Api] = {
 }
 BUILTIN_NAMES = frozenset(_BUILTINS)
 
-#: Codes the static engine reports (and so the raw ops it names through the rules' tables).
+#: Codes of the raw ops the static engine names through the rules' tables.
 STATIC_CODES = ("GC101", "GC102", "GC103", "GC104", "GC105", "GC106", "GC107", "GC109")
+#: Every code the static engine reports.
+REPORTED_CODES = (*STATIC_CODES, "GC108", "GC110", "GC113", "GC114", "GC115", "GC116")
 
 
 def lookup(qualname: str) -> Api | None:
@@ -128,16 +163,17 @@ def lookup(qualname: str) -> Api | None:
     module, _, leaf = qualname.rpartition(".")
     if module == "builtins":
         return _BUILTINS.get(leaf)
-    if module == "numpy" or module.startswith("numpy."):
-        return Api(CUT, "GC105")  # NumPy computes on host arrays: the tape sees a constant
+    root = module.partition(".")[0]
+    if root in _HOST:
+        return Api(CUT, "GC105")  # NumPy & co compute on host arrays: the tape sees a constant
     if module in _RANDOM and leaf in _SAMPLERS:
         return Api(CUT, "GC107")
     if module in _TF or module in _KERAS:
         return _BY_LEAF.get(leaf)
     if module == "tensorflow.raw_ops":
         return _raw_op(leaf)
-    if module.startswith("keras.applications"):
-        return Api(MODEL)
+    if module.startswith("keras.applications") and leaf[:1].isupper():
+        return Api(MODEL)  # ``ResNet50(...)``; ``preprocess_input`` and co are plain functions
     if module == "keras.layers" and leaf[:1].isupper():
         return Api(LAYER)
     return None

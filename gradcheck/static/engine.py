@@ -10,16 +10,16 @@ tapes, then once per tape, so that ops outside that tape's ``with`` block cut (G
 from __future__ import annotations
 
 import ast
-from collections import defaultdict
+import re
 
 from gradcheck.findings import Finding
-from gradcheck.rules import get_rule
-from gradcheck.static import catalog
-from gradcheck.static.interp import FuncRef, Instance, Interpreter, Scope
-from gradcheck.static.program import Check, Program, callee_text
-from gradcheck.static.values import LIVE, Site, Value
+from gradcheck.static import catalog, training
+from gradcheck.static.interp import Interpreter
+from gradcheck.static.program import Check, Program
+from gradcheck.static.rules import STATIC_NOTE, findings
+from gradcheck.static.scope import FuncRef, Instance, Scope
+from gradcheck.static.values import Value, has_live, join, real
 
-STATIC_NOTE = "found by the static engine, which reads the code without running it"
 _TRAIN_STEPS = ("train_step", "test_step")
 
 
@@ -28,9 +28,12 @@ def analyze(tree: ast.Module, source: str, path: str) -> list[Finding]:
     checks = _module_checks(program)
     for fn in program.regions:
         checks += _function_checks(program, fn)
-    checks += _compiled_loss_checks(program)
+    checks += program.training_checks
+    for node, loss, model in program.compiled:  # compiled, never fit here
+        if node not in program.fitted_compiles:
+            checks += training.compile_checks(Interpreter, program, node, loss, model)
     checks += _functional_checks(program)
-    return _findings(program, checks, path)
+    return findings(program, checks, path)
 
 
 # --- regions --------------------------------------------------------------------------
@@ -42,23 +45,153 @@ def _module_checks(program: Program) -> list[Check]:
     driver = Interpreter(program)
     driver.run_module(scope)
     checks = list(driver.checks.values())
+    slicer = _Slicer(program.tree.body) if driver.tapes_seen else None
     for tape in driver.tapes_seen:
         run = Interpreter(program, tape)
-        run.run_module(Scope())
+        stop = _last_use(program, tape, 1, len(program.source_lines))
+        run.run_statements(slicer.statements(tape.with_node, stop), Scope())
         checks += run.checks.values()
+    if driver.nested_tapes:
+        slicer = slicer or _Slicer(program.tree.body)
+        for tape in driver.nested_tapes:
+            if tape.top is None:
+                continue
+            # a tape a function opens, called from the module (``logits = model(x)`` then
+            # ``train_step(logits, y)``): what the module computes before runs outside it
+            run = Interpreter(program, tape)
+            run.run_statements(slicer.statements(tape.top, tape.top.end_lineno), Scope())
+            checks += run.checks.values()
     return checks
+
+
+class _Slicer:
+    """The top-level statements a module-level tape's run needs: from the one that opens
+    the tape to the last that mentions it, and, before it, those that bind a name these
+    read (transitively). The others cannot change what the tape is asked, and a notebook
+    with twenty tapes would otherwise be run twenty times over."""
+
+    def __init__(self, body: list[ast.stmt]) -> None:
+        self.body = body
+        self._names: list[tuple[set[str], set[str], set[str]] | None] = [None] * len(body)
+
+    def names(self, index: int) -> tuple[set[str], set[str], set[str]]:
+        """(names read, names bound or changed, names bound whatever they held before) by
+        one top-level statement."""
+        found = self._names[index]
+        if found is None:
+            reads: set[str] = set()
+            binds: set[str] = set()
+            stmt = self.body[index]
+            kills: set[str] = set()
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                binds.add(stmt.name)
+                kills.add(stmt.name)
+            elif isinstance(stmt, (ast.Assign, ast.AnnAssign)):
+                for target in stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]:
+                    kills |= {
+                        n.id
+                        for n in ast.walk(target)
+                        if isinstance(n, ast.Name) and isinstance(target, (ast.Name, ast.Tuple, ast.List))
+                    }
+            for node in ast.walk(stmt):
+                if isinstance(node, ast.Name):
+                    (reads if isinstance(node.ctx, ast.Load) else binds).add(node.id)
+                elif isinstance(node, (ast.Attribute, ast.Subscript)) and not isinstance(node.ctx, ast.Load):
+                    binds |= _root(node)
+                elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+                    binds |= _root(node.func.value)  # ``xs.append(v)``, ``model.compile(...)``
+                elif isinstance(node, (ast.Import, ast.ImportFrom)):
+                    binds |= {(a.asname or a.name).split(".", 1)[0] for a in node.names}
+                elif isinstance(node, (ast.Global, ast.Nonlocal)):
+                    binds |= set(node.names)
+            if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+                kills |= binds
+            found = self._names[index] = (reads, binds, kills - reads)
+        return found
+
+    def statements(self, with_node: ast.AST | None, stop: int | None) -> list[ast.stmt]:
+        body = self.body
+        first = next(
+            (
+                i
+                for i, s in enumerate(body)
+                if with_node is not None and s.lineno <= with_node.lineno <= (s.end_lineno or s.lineno)
+            ),
+            None,
+        )
+        if first is None:
+            return body
+        last = first
+        while last + 1 < len(body) and (stop is None or body[last + 1].lineno <= stop):
+            last += 1
+        needed: set[str] = set()
+        for index in range(first, last + 1):
+            needed |= self.names(index)[0]
+        kept = []
+        for index in range(first - 1, -1, -1):
+            reads, binds, kills = self.names(index)
+            if binds & needed:
+                kept.append(index)
+                needed -= kills  # an earlier value of these names is overwritten here
+                needed |= reads
+        return [body[i] for i in reversed(kept)] + body[first : last + 1]
+
+
+def _root(node: ast.AST) -> set[str]:
+    while isinstance(node, (ast.Attribute, ast.Subscript, ast.Call)):
+        node = node.func if isinstance(node, ast.Call) else node.value
+    return {node.id} if isinstance(node, ast.Name) else set()
+
+
+def _last_use(program: Program, tape, first: int, last: int) -> int | None:
+    """The last line of the region that mentions the tape's name: no statement after it can
+    ask that tape for a gradient, so its run may stop there (None: run everything)."""
+    target = tape.item.optional_vars if tape.item is not None else None
+    if not isinstance(target, ast.Name) or tape.with_node is None:
+        return None
+    name = re.escape(target.id)
+    word = re.compile(rf"\b{name}\b")
+    # the name opened again for another tape, or rebound: later lines are another tape's
+    rebound = re.compile(rf"\bas\s+{name}\b|^\s*{name}\s*=[^=]")
+    end = tape.with_node.end_lineno or tape.with_node.lineno
+    lines = program.source_lines
+    for line in range(end + 1, last + 1):
+        if rebound.search(lines[line - 1]):
+            last = line - 1
+            break
+    for line in range(last, end, -1):
+        if word.search(lines[line - 1]):
+            return line
+    return end
 
 
 def _function_checks(program: Program, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> list[Check]:
     ref = FuncRef(fn, _enclosing_scope(program, fn), _self_value(program, fn))
     sources = _parameter_sources(fn)
+    # A parameter every call of this file passes a plain tensor (``saliency(tf.constant(x))``)
+    # is that tensor, not a variable of the caller's.
+    passed = program.param_values.get(fn, {})
+    plain = {}
+    for name in sources:
+        values = passed.get(name)
+        if values and all(v.tensor and not has_live(v.flow) for v in values):
+            plain[name] = join(values)
+    sources -= set(plain)
     program.opaque |= sources
     driver = Interpreter(program)
-    driver.run_function(ref, sources=sources)
+    driver.run_function(ref, sources=sources, params=plain)
     checks = list(driver.checks.values())
     for tape in driver.tapes_seen:
         run = Interpreter(program, tape)
-        run.run_function(ref, sources=sources)
+        run.run_function(
+            ref, sources=sources, params=plain, stop=_last_use(program, tape, fn.lineno, fn.end_lineno or fn.lineno)
+        )
+        checks += run.checks.values()
+    for tape in driver.nested_tapes:
+        # a tape opened by a function this one calls (``train_step`` calling
+        # ``train_generator``): what this one computes before that call runs before it
+        run = Interpreter(program, tape)
+        run.run_function(ref, sources=sources, params=plain, stop=tape.entry_line)
         checks += run.checks.values()
     return checks
 
@@ -69,8 +202,16 @@ def _parameter_sources(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
     spec = fn.args
     params = {p.arg for p in (*spec.posonlyargs, *spec.args, *spec.kwonlyargs)}
     found: set[str] = set()
+    local: set[str] = set()  # rebound (``x = tf.convert_to_tensor(x)``) or watched here: this function's
     for node in ast.walk(fn):
+        if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+            for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
+                local |= {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
+            continue
         if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+            continue
+        if node.func.attr == "watch":
+            local |= {n.id for a in node.args for n in ast.walk(a) if isinstance(n, ast.Name)}
             continue
         if node.func.attr in catalog.GRADIENT_METHODS and len(node.args) > 1:
             sources = node.args[1]
@@ -86,7 +227,7 @@ def _parameter_sources(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
             else [sources]
         )
         found.update(p.id for p in parts if isinstance(p, ast.Name) and p.id in params)
-    return found
+    return found - local
 
 
 def _self_value(program: Program, fn: ast.AST) -> Value | None:
@@ -96,9 +237,10 @@ def _self_value(program: Program, fn: ast.AST) -> Value | None:
     if any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in fn.decorator_list):
         return None
     is_model = program.model_like(cls) or fn.name in _TRAIN_STEPS
+    token = program.self_token(cls)
     if is_model:
-        program.kinds.setdefault("self", "model")
-    return Value(models=frozenset(("self",)) if is_model else frozenset(), ref=Instance(cls, "self"))
+        program.kinds.setdefault(token, "model")
+    return Value(models=frozenset((token,)) if is_model else frozenset(), ref=Instance(cls, token))
 
 
 def _enclosing_scope(program: Program, fn: ast.AST, _depth: int = 0) -> Scope | None:
@@ -117,32 +259,6 @@ def _enclosing_scope(program: Program, fn: ast.AST, _depth: int = 0) -> Scope | 
     return scope
 
 
-def _compiled_loss_checks(program: Program) -> list[Check]:
-    """A loss passed to ``model.compile``: ``y_pred`` is the model's output, the returned
-    value is the target."""
-    checks = []
-    for node, loss, models in program.compiled:
-        y_pred = Value(flow={m: LIVE for m in models if m not in program.frozen})
-        for ref in _loss_functions(program, loss):
-            run = Interpreter(program)
-            result = run.call_function(ref, [Value(), y_pred], {}, node)
-            checks.append(Check(node, result, Value(models=models), births=run.births))
-    return checks
-
-
-def _loss_functions(program: Program, loss: Value) -> list[FuncRef]:
-    found: list[FuncRef] = []
-    parts = [loss, *(loss.items or ()), *(loss.fields.values() if loss.fields else ())]
-    for part in parts:
-        if isinstance(part.ref, FuncRef):
-            found.append(part.ref)
-        elif isinstance(part.ref, Instance):
-            method = program.find_method(part.ref.cls, "call") or program.find_method(part.ref.cls, "__call__")
-            if method is not None:
-                found.append(FuncRef(method, program.module_scope, part))
-    return found
-
-
 def _functional_checks(program: Program) -> list[Check]:
     """``keras.Model(inputs, outputs)``, trained: every layer on the way to the outputs
     should get a gradient."""
@@ -151,139 +267,9 @@ def _functional_checks(program: Program) -> list[Check]:
         names = {token, *program.renames.get(token, ())}
         if not names & program.trained:
             continue
-        layers = frozenset(o for o in outputs.flow if program.model_kind(o) == "model" and o not in program.frozen)
+        layers = frozenset(o for o in outputs.flow if real(o) and o not in program.frozen)
         checks.append(Check(node, outputs, Value(models=layers)))
     return checks
 
 
-# --- findings -------------------------------------------------------------------------
-
-
-def _findings(program: Program, checks: list[Check], path: str) -> list[Finding]:
-    starved: dict[Site, set[str]] = defaultdict(set)  # culprit -> sources it starves
-    through: dict[Site, tuple[str, Check, int]] = {}  # culprit -> (an origin, its check, its cut count)
-    for check in checks:
-        target = check.target.flow
-        if not target:
-            continue
-        # A source is a model, or a variable or watched tensor as such: a tensor computed
-        # from a variable (``x2 = tf.Variable(2.0) + 1.0``) is not one (that is GC110's).
-        sources = {s for s, cuts in check.sources.flow.items() if not cuts} | set(check.sources.models)
-        groups = []
-        opaque = not sources  # what the sources hold is unknown here
-        for source in sorted(sources):
-            related = [o for o in target if o == source or o.startswith(source + ".") or source.startswith(o + ".")]
-            groups.append((source, related))
-            # A parameter passed as the sources may be a variable read here, or the variables
-            # of a model called here (``backprop(x, y, model.trainable_variables)``).
-            opaque = opaque or (not related and source in program.opaque)
-        if opaque and not any(not cuts for cuts in target.values()):
-            # Sources unknown and no origin reaches the target: whatever was asked gets nothing.
-            groups += [(origin, [origin]) for origin in target]
-        for source, related in groups:
-            if not related or any(not target[o] for o in related):
-                continue
-            for origin in related:
-                for site in target[origin]:
-                    starved[site].add(source)
-                    through.setdefault(site, (origin, check, len(target[origin])))
-    findings = [_finding(program, site, sorted(starved[site]), through[site], path) for site in starved]
-    return sorted(findings, key=Finding.sort_key)
-
-
-def _finding(program: Program, site: Site, sources: list[str], via: tuple[str, Check, int], path: str) -> Finding:
-    rule = get_rule(site.code)
-    names = [program.label(s) for s in sources]
-    call = f"{site.call}(...)" if site.code == "GC109" and site.is_call else site.call
-    fields = {
-        "call": call,
-        "op": "",
-        "arg": site.arg or "x",
-        "when": site.when,
-        "names": ", ".join(names),
-        "variables": _phrase(program, sources),
-    }
-    line_text = program.source_lines[site.line - 1] if 0 < site.line <= len(program.source_lines) else ""
-    end_text = program.source_lines[site.end_line - 1] if 0 < site.end_line <= len(program.source_lines) else ""
-    return Finding(
-        code=site.code,
-        message=rule.format_message(**fields),
-        path=path,
-        line=site.line,
-        column=_char_column(line_text, site.col) + 1,
-        end_line=site.end_line,
-        end_column=_char_column(end_text, site.end_col) + 1,
-        call=site.call,
-        variables=names,
-        fix=rule.fix_text(**fields),
-        notes=[*_notes(program, site, via), STATIC_NOTE],
-    )
-
-
-def _notes(program: Program, site: Site, via: tuple[str, Check, int]) -> list[str]:
-    origin, check, cuts = via
-    notes = []
-    tape = check.tape
-    if site.code == "GC109" and tape is not None:
-        if site.when == "before":
-            notes.append(f"the GradientTape starts recording at line {tape.lineno}")
-        elif site.when == "after":
-            notes.append(f"the GradientTape stops recording after line {tape.end_lineno}")
-        else:
-            notes.append("`tape.stop_recording()` pauses the tape around this line")
-        if site.via:
-            when = {"before": "before the tape starts", "after": "after the tape stopped"}.get(
-                site.when, "while it is paused"
-            )
-            notes.append(f"this line runs in the call at line {site.via}, made {when}")
-    birth = check.births.get(origin) or program.births.get(origin)
-    if birth is not None and (birth.lineno, birth.col_offset) != (site.line, site.col):
-        target = _target_text(check)
-        where = "only through this call" if cuts == 1 else f"only through cut paths: this one and {cuts - 1} more"
-        notes.append(f"the output of {program.describe_call(birth)} (line {birth.lineno}) reaches {target} {where}")
-    return notes
-
-
-def _target_text(check: Check) -> str:
-    node = check.node
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "compile":
-        return f"the loss compiled at line {node.lineno}"
-    if (
-        isinstance(node, ast.Call)
-        and isinstance(node.func, ast.Attribute)
-        and node.func.attr in ("Model", "Functional")
-    ):
-        return f"the outputs of the model built at line {node.lineno}"
-    gradient = catalog.GRADIENT_METHODS | {"minimize"}
-    if isinstance(node, ast.Call) and node.args and isinstance(node.func, ast.Attribute) and node.func.attr in gradient:
-        return f"the target {callee_text(node.args[0])} of line {node.lineno}"
-    if isinstance(node, ast.Call):
-        return f"the model built at line {node.lineno}"
-    return "the target"
-
-
-def _phrase(program: Program, sources: list[str]) -> str:
-    models = [program.label(s) for s in sources if program.model_kind(s) == "model"]
-    others = [program.label(s) for s in sources if program.model_kind(s) != "model"]
-    parts = []
-    if models:
-        parts.append("the variables of " + _and(models))
-    if len(others) == 1:
-        parts.append(others[0])
-    elif others:
-        shown = ", ".join(others[:4]) + (f" and {len(others) - 4} more" if len(others) > 4 else "")
-        parts.append(f"{len(others)} variables ({shown})")
-    return " and ".join(parts)
-
-
-def _and(names: list[str]) -> str:
-    if len(names) == 1:
-        return names[0]
-    return ", ".join(names[:-1]) + " and " + names[-1]
-
-
-def _char_column(line: str, byte_offset: int) -> int:
-    """``ast`` columns count UTF-8 bytes; the renderers count characters."""
-    if line.isascii():
-        return byte_offset
-    return len(line.encode("utf-8")[:byte_offset].decode("utf-8", errors="ignore"))
+__all__ = ["STATIC_NOTE", "analyze"]

@@ -7,20 +7,12 @@ from __future__ import annotations
 
 import ast
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from gradcheck.static import catalog
-from gradcheck.static.names import Aliases, dotted
+from gradcheck.static.names import Aliases, canonical, dotted
+from gradcheck.static.scope import StateRef
 from gradcheck.static.values import FRESH, Site, Value
-
-#: Names that are Keras models by convention when the file does not say what they are
-#: (a function parameter ``model``, ``self.critic`` set from a constructor argument...).
-MODEL_NAME = re.compile(
-    r"(?:.*_)?(?:model|net|network|[a-z]*net|actor|critic|generator|discriminator|encoder|decoder|policy|"
-    r"agent|classifier|regressor|autoencoder|vae|backbone)(?:_.*)?",
-    re.IGNORECASE,
-)
-TAPE_NAME = re.compile(r".*tape.*", re.IGNORECASE)
 
 #: Evaluation steps one file may take before the engine gives up on it (no finding).
 BUDGET = 400_000
@@ -48,6 +40,23 @@ class Check:
     sources: Value
     tape: ast.With | None = None
     births: dict[str, ast.AST] = field(default_factory=dict)  # origin -> its first call in this region
+    #: The sources as written, one by one (``[x, w]``): (expression, its value); None: unknown.
+    leaves: list[tuple[ast.AST, Value]] | None = None
+    own_tape: bool = False  # the tape was opened by a ``with`` this analysis saw
+    unknown_watch: bool = False  # the tape watched something this analysis could not name
+    fit: bool = False  # ``model.fit``: the check is a training call, not a gradient request
+    parts: dict[str, frozenset] = field(default_factory=dict)  # origin -> its parts, when checked
+    watched_calls: dict[str, ast.Call] = field(default_factory=dict)  # watched name -> the call that made it
+
+
+@dataclass
+class IndexUse:
+    """Where an integer value was fed to the taped computation (GC114 points there)."""
+
+    value: Value
+    first: ast.AST  # the first such use
+    index: ast.AST | None  # the first use as indices (an embedding's ids, a gather's indices)
+    as_index: bool | None  # used as indices; False: as data only; None: fed to a model not shown
 
 
 @dataclass
@@ -66,14 +75,44 @@ class Program:
     guessed: set[str] = field(default_factory=set)  # models known only by their name (``model``)
     opaque: set[str] = field(default_factory=set)  # parameters passed as gradient sources
     trained: set[str] = field(default_factory=set)  # receivers of fit / compile / train_on_batch
-    compiled: list[tuple[ast.Call, Value, frozenset]] = field(default_factory=list)  # (compile call, loss, models)
+    compiled: list[tuple[ast.Call, Value, Value]] = field(default_factory=list)  # (compile call, loss, the model)
     functional: dict[ast.Call, tuple[str, Value]] = field(default_factory=dict)  # keras.Model(i, o) -> (token, o)
+    fits: list[tuple[ast.Call, Value]] = field(default_factory=list)  # (fit / train_on_batch call, the model)
+    outputs: dict[str, Value] = field(default_factory=dict)  # functional model -> its outputs, as built
+    added_losses: dict[str, list[Value]] = field(default_factory=dict)  # model -> ``model.add_loss(v)`` values
+    compile_losses: dict[str, Value | None] = field(default_factory=dict)  # model -> its compiled loss (None: none)
+    parts: dict[str, set[str]] = field(default_factory=dict)  # model origin -> origins whose variables it tracks
+    sequential: dict[str, list[Value]] = field(default_factory=dict)  # Sequential token -> its layers, in order
+    int_origins: dict[str, ast.AST] = field(default_factory=dict)  # integer variable or tensor -> where it was made
+    stateful: dict[str, ast.AST] = field(default_factory=dict)  # layer holding non-trainable variables -> its call
+    escaped: set[str] = field(default_factory=set)  # origins whose values went where reads are not followed
+    traced_calls: dict[str, ast.AST] = field(default_factory=dict)  # model -> its ``@tf.function`` ``call``
+    weighted: set[str] = field(default_factory=set)  # layers known to make trainable variables
+    embeddings: set[str] = field(default_factory=set)  # ``Embedding`` layers (their input is ids)
+    id_layers: set[str] = field(default_factory=set)  # lookups that output integer ids
+    eager_built: set[str] = field(default_factory=set)  # models and weights made when constructed
+    wrapped: dict[str, Value] = field(default_factory=dict)  # ``RNN(cell)``, ``Bidirectional(l)`` -> what it calls
+    own_weights: dict[str, set[str]] = field(default_factory=dict)  # instance -> its ``add_weight`` origins
+    registered: set[tuple] = field(default_factory=set)  # (instance, class) whose parts are recorded
+    fit_nodes: set[ast.AST] = field(default_factory=set)
+    fitted_compiles: set[ast.AST] = field(default_factory=set)  # compile calls whose checks a fit made
+    training_checks: list = field(default_factory=list)  # checks made by ``compile``/``fit`` as they ran
+    eager_births: set[str] = field(default_factory=set)  # layers called somewhere outside a ``tf.function``
+    activations: dict[str, object] = field(default_factory=dict)  # layer -> its ``activation=`` function
+    param_values: dict[ast.AST, dict[str, list[Value]]] = field(default_factory=dict)  # def -> param -> passed
+    index_uses: dict[object, IndexUse] = field(default_factory=dict)  # int value/origin -> its use
+    #: tape item -> watched name -> (its binding before the watch, the watch's line)
+    latent: dict[ast.AST, dict[str, tuple[ast.AST, int]]] = field(default_factory=dict)
+    keras2: bool = False  # the file uses Keras 2 (``tf_keras``, ``keras.backend`` math)
     module_scope: object = None  # interp.Scope: the module's names once its body has run
     scopes: dict[ast.AST, object] = field(default_factory=dict)  # def -> its names, run on its own
     steps: int = 0
     _sites: dict[tuple, Site] = field(default_factory=dict)
     class_attrs: dict[tuple, Value | None] = field(default_factory=dict)  # (class, attribute, owner) -> value
+    method_runs: dict[tuple, dict[str, Value]] = field(default_factory=dict)  # (method, owner) -> attribute -> value
     _model_like: dict[ast.ClassDef, bool] = field(default_factory=dict)
+    _dynamic: dict[ast.ClassDef, bool] = field(default_factory=dict)
+    _builds: set[str] | None = None
     _assignments: dict[ast.ClassDef, dict[str, list[tuple[ast.AST, ast.AST | None]]]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -86,22 +125,30 @@ class Program:
         imports: list[ast.Import | ast.ImportFrom] = []
         functions: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
         stack: list[tuple[list, ast.AST]] = [(self.tree.body, self.tree)]
+        owners, classes = self.owner, self.classes
+        fields = _BLOCK_FIELDS
+        defs = (ast.FunctionDef, ast.AsyncFunctionDef)
         while stack:
             body, owner = stack.pop()
             for stmt in body:
-                if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                    self.owner[stmt] = owner
-                    if isinstance(stmt, ast.ClassDef):
-                        self.classes.setdefault(stmt.name, stmt)
-                    else:
-                        functions.append(stmt)
+                kind = type(stmt)
+                if kind in defs:
+                    owners[stmt] = owner
+                    functions.append(stmt)
                     stack.append((stmt.body, stmt))
-                elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
+                elif kind is ast.ClassDef:
+                    owners[stmt] = owner
+                    classes.setdefault(stmt.name, stmt)
+                    stack.append((stmt.body, stmt))
+                elif kind is ast.Import or kind is ast.ImportFrom:
                     imports.append(stmt)
-                else:
-                    stack.extend((block, owner) for block in _blocks(stmt))
+                elif kind in fields:
+                    for block in _blocks(stmt):
+                        stack.append((block, owner))
         self.aliases = Aliases(imports=imports)
-        self.regions = _regions(functions, self.source_lines)
+        text = "\n".join(self.source_lines)
+        self.regions = _regions(functions, self.source_lines, text)
+        self.keras2 = _keras2(imports, text, self.aliases)
 
     def tick(self) -> None:
         self.steps += 1
@@ -123,35 +170,143 @@ class Program:
         return self._renamed(value, name)
 
     def _renamed(self, value: Value, name: str) -> Value:
+        cleared = False
+
         def new(key: str) -> str:
-            if not key.startswith(FRESH):
+            nonlocal cleared
+            if not key.startswith(FRESH) or key.startswith(_SELF):
                 return key
+            if name in self.renames.get(key, ()):
+                return name  # named so before (a layer of a ``Sequential``, each time it runs)
+            if not cleared:
+                # The name now stands for this value: what it stood for before (a notebook's
+                # earlier ``model``) no longer describes it.
+                self._forget(name)
+                cleared = True
             self.renames.setdefault(key, set()).add(name)
-            self.kinds.setdefault(name, self.kinds.get(key, "model"))
-            if key in self.frozen:
-                self.frozen.add(name)
+            self.kinds[name] = self.kinds.get(key, "model")
+            for members in (self.frozen, self.weighted, self.eager_built, self.embeddings, self.id_layers):
+                if key in members:
+                    members.add(name)
+            for table in (
+                self.int_origins,
+                self.stateful,
+                self.activations,
+                self.sequential,
+                self.outputs,
+                self.wrapped,
+            ):
+                if key in table:
+                    table.setdefault(name, table[key])
+            if key in self.parts:
+                prefix = key + "."
+                self.parts.setdefault(name, set()).update(
+                    name + p[len(key) :] if p.startswith(prefix) else p for p in self.parts[key]
+                )
             return name
 
         # A variable is named where it is created (``w = tf.Variable(...)``); the output of a
         # fresh layer's call keeps its layer's name (``x = Dense(4, name="feature")(x)``).
         flow = {new(k): c for k, c in value.flow.items()} if value.ref is NEW_VARIABLE else value.flow
+        ref = value.ref
+        if isinstance(ref, StateRef) and ref.token.startswith(FRESH):
+            ref = replace(ref, token=new(ref.token))
         return Value(
             flow=flow,
             models=frozenset(new(m) for m in value.models),
             items=tuple(self.rename(i, name) for i in value.items) if value.items is not None else None,
             fields=value.fields,
             element=self.rename(value.element, name) if value.element is not None else None,
-            ref=None if value.ref is NEW_VARIABLE else value.ref,
+            ref=None if ref is NEW_VARIABLE else ref,
             qual=value.qual,
             container=value.container,
+            dtype=value.dtype,
+            tensor=value.tensor,
         )
+
+    def _forget(self, name: str) -> None:
+        for members in (self.frozen, self.weighted, self.eager_built, self.embeddings, self.id_layers):
+            members.discard(name)
+        for table in (
+            *(self.int_origins, self.stateful, self.activations, self.sequential, self.parts, self.outputs),
+            self.wrapped,
+        ):
+            table.pop(name, None)
+        self.registered = {key for key in self.registered if key[0] != name}
+
+    def snapshot(self, origins) -> dict[str, frozenset]:
+        """What each of these origins is made of now (a check keeps it: a later model given
+        the same name must not change what this check's model was)."""
+        return {o: frozenset(self.all_parts(o)) for o in origins}
+
+    def parts_in(self, check: Check, origin: str) -> set[str] | frozenset:
+        """``all_parts`` as it was when ``check`` was made."""
+        found = check.parts.get(origin)
+        return found if found is not None else self.all_parts(origin)
 
     def label(self, origin: str) -> str:
         """How a message names an origin: its variable name, or a layer's ``name=``."""
         if origin.startswith(FRESH):
+            head, dot, rest = origin.partition(".")
+            if dot:
+                return f"{self.label(head)}.{rest}"
             label = self.labels.get(origin, "a layer")
             return label if label.isidentifier() else f"{label} (line {origin.split(':')[1]})"
         return origin
+
+    # --- what a model is made of ------------------------------------------------------
+
+    def self_token(self, cls: ast.ClassDef) -> str:
+        """The origin ``self`` stands for in the methods of ``cls``, shown as ``self``: one per
+        class, so that two classes' ``self.model`` stay apart."""
+        token = f"{_SELF}{cls.lineno}:{cls.col_offset}"
+        self.labels.setdefault(token, "self")
+        return token
+
+    def layer_of(self, model: str, index: int, layer: Value) -> Value:
+        """A layer made in a ``Sequential``'s list belongs to it (two models from one factory,
+        ``model, copy = make(), make()``, do not share variables): ``<model>.<name>``."""
+        if not any(m.startswith(FRESH) and not m.startswith(_SELF) for m in layer.models):
+            return layer
+        label = self.labels.get(min(layer.models), "")
+        return self.rename(layer, f"{model}.{label if label.isidentifier() else f'layers[{index}]'}")
+
+    def registered_prefixes(self) -> set[str]:
+        """Instances of the file's layer classes whose ``call`` was followed."""
+        return {prefix for prefix, _cls in self.registered}
+
+    def add_part(self, model: str, part: str) -> None:
+        if part != model:
+            self.parts.setdefault(model, set()).add(part)
+
+    def all_parts(self, origin: str) -> set[str]:
+        """Every origin whose variables ``origin`` tracks, at any depth."""
+        out: set[str] = set()
+        stack = [origin]
+        while stack:
+            for part in self.parts.get(stack.pop(), ()):
+                if part not in out:
+                    out.add(part)
+                    stack.append(part)
+        return out
+
+    def related(self, source: str, origin: str, check: Check | None = None) -> bool:
+        """Whether ``origin`` holds variables of ``source`` (or ``source`` of ``origin``)."""
+        if origin == source or origin.startswith(source + ".") or source.startswith(origin + "."):
+            return True
+        parts = self.parts_in(check, source) if check is not None else self.all_parts(source)
+        return bool(parts) and (origin in parts or any(origin.startswith(p + ".") for p in parts))
+
+    def escaped_origin(self, origin: str) -> bool:
+        """Whether ``origin`` or a model holding it went where reads are not followed."""
+        if origin in self.escaped:
+            return True
+        head = origin
+        while "." in head:
+            head = head.rpartition(".")[0]
+            if head in self.escaped:
+                return True
+        return False
 
     def describe_call(self, node: ast.AST) -> str:
         """``model(...)``, or ``the layer feature`` for ``Dense(4, name="feature")(x)``."""
@@ -195,6 +350,100 @@ class Program:
         self._model_like[cls] = result
         return result
 
+    def analysable(self, cls: ast.ClassDef, _seen: set | None = None) -> bool:
+        """A Keras model or layer whose every base is known: Keras's own classes or classes
+        of this file that are themselves analysable (so every attribute is visible)."""
+        seen = _seen or set()
+        if cls in seen:
+            return False
+        seen.add(cls)
+        for base in cls.bases:
+            parts = dotted(base)
+            if parts is None:
+                return False
+            if len(parts) == 1 and parts[0] in self.classes:
+                if not self.analysable(self.classes[parts[0]], seen):
+                    return False
+                continue
+            qual = self.aliases.resolve(parts)
+            if qual is None:
+                return False
+            leaf = parts[-1]
+            if not (
+                (catalog.is_keras(qual) and leaf in ("Model", "Layer"))
+                or qual in ("tensorflow.Module", "builtins.object")
+                or leaf == "object"
+            ):
+                return False
+        return self.model_like(cls)
+
+    def dynamic(self, cls: ast.ClassDef) -> bool:
+        """Whether the class reaches its attributes in ways not followed (``getattr(self, n)``,
+        ``self.__dict__``, ``self.layers``, ``self.trainable_weights``...)."""
+        known = self._dynamic.get(cls)
+        if known is None:
+            # By spelling (cheaper than a walk of the class): a false alarm here only means
+            # a class left unjudged (no GC108), never a finding.
+            text = "\n".join(self.source_lines[cls.lineno - 1 : cls.end_lineno or cls.lineno])
+            known = _DYNAMIC.search(text) is not None
+            self._dynamic[cls] = known
+        return known
+
+    def weight_assignments(self, cls: ast.ClassDef) -> list[tuple[str, ast.Call, ast.AST]]:
+        """``(attribute, call, method)`` for each ``self.<attribute> = self.add_weight(...)`` (or
+        ``add_variable``, ``tf.Variable``) in the class's ``__init__`` and ``build``."""
+        out = []
+        for attr, assignments in self._all_self_assignments(cls).items():
+            for value, method in assignments:
+                if getattr(method, "name", "") not in ("__init__", "build"):
+                    continue
+                if isinstance(value, ast.Call) and _creates_variable(value, self.aliases):
+                    out.append((attr, value, method))
+        return out
+
+    def lazily_built(self, origin: str, weights: bool = False) -> bool:
+        """A layer whose variables are made by its first call (not built when constructed,
+        nor explicitly, nor called outside a ``tf.function`` anywhere)."""
+        if not weights and self.model_kind(origin) != "model":
+            return False
+        if origin in self.eager_built or origin in self.eager_births or origin in self.guessed:
+            return False
+        if origin.rpartition(".")[2] in self.explicit_builds():
+            return False
+        return not any(origin.startswith(b + ".") for b in self.eager_built)
+
+    def explicit_builds(self) -> set[str]:
+        """Attribute names of layers built explicitly somewhere (``self.dense.build(shape)``)."""
+        if self._builds is None:
+            self._builds = {m.group(1) for line in self.source_lines for m in _BUILD_CALL.finditer(line)}
+        return self._builds
+
+    def _all_self_assignments(self, cls: ast.ClassDef) -> dict[str, list[tuple[ast.AST, ast.AST | None]]]:
+        out: dict[str, list[tuple[ast.AST, ast.AST | None]]] = {}
+        seen: set[ast.ClassDef] = set()
+        classes = [cls]
+        while classes:
+            current = classes.pop()
+            seen.add(current)
+            for attr, values in self._self_assignments(current).items():
+                out.setdefault(attr, []).extend(values)
+            for base in current.bases:
+                if isinstance(base, ast.Name) and base.id in self.classes and self.classes[base.id] not in seen:
+                    classes.append(self.classes[base.id])
+        return out
+
+    def called_in_build(self, cls: ast.ClassDef) -> set[str]:
+        """Attributes called as ``self.<attr>(...)`` in the class's ``build`` (to build them)."""
+        out: set[str] = set()
+        for method in cls.body:
+            if isinstance(method, ast.FunctionDef) and method.name == "build":
+                text = "\n".join(self.source_lines[method.lineno - 1 : method.end_lineno or method.lineno])
+                out.update(_SELF_CALL.findall(text))
+        return out
+
+    def self_attributes(self, cls: ast.ClassDef) -> set[str]:
+        return set(self._all_self_assignments(cls))
+
     def find_method(self, cls: ast.ClassDef, name: str, _seen: set | None = None) -> ast.FunctionDef | None:
         for stmt in cls.body:
             if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.name == name:
@@ -229,7 +478,7 @@ class Program:
             for method in cls.body:
                 if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)):
                     continue
-                for node in ast.walk(method):
+                for node in _statements(method.body):
                     if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
                         for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
                             if (
@@ -243,8 +492,8 @@ class Program:
 
     # --- sites -----------------------------------------------------------------------
 
-    def site(self, node: ast.AST, code: str, when: str = "", via: int = 0) -> Site:
-        key = (id(node), code, when, via)
+    def site(self, node: ast.AST, code: str, when: str = "", via: int = 0, method: str = "") -> Site:
+        key = (id(node), code, when, via, method)
         site = self._sites.get(key)
         if site is None:
             site = Site(
@@ -258,33 +507,119 @@ class Program:
                 when,
                 isinstance(node, ast.Call),
                 via,
+                method,
             )
             self._sites[key] = site
         return site
 
 
 #: Words on a line that make its function worth analysing (a tape, a gradient request).
+_REGION_HINTS = ("tape", "Tape", "gradient", "jacobian", "minimize")
 _REGION_WORDS = re.compile(r"tape|Tape|\.(?:gradient|jacobian|batch_jacobian|minimize)\s*\(|\bgradients\s*\(")
 
 
 def _blocks(stmt: ast.stmt) -> list[list[ast.stmt]]:
     """The statement lists nested in a compound statement."""
-    blocks = [getattr(stmt, name) for name in ("body", "orelse", "finalbody") if getattr(stmt, name, None)]
-    blocks += [handler.body for handler in getattr(stmt, "handlers", ())]
-    blocks += [case.body for case in getattr(stmt, "cases", ())]
+    fields = _BLOCK_FIELDS.get(type(stmt))
+    if fields is None:
+        return []
+    blocks = [block for block in (getattr(stmt, name) for name in fields) if block]
+    if isinstance(stmt, ast.Try) or type(stmt).__name__ == "TryStar":
+        blocks += [handler.body for handler in stmt.handlers]
+    elif isinstance(stmt, ast.Match):
+        blocks += [case.body for case in stmt.cases]
     return blocks
 
 
-def _regions(functions: list[ast.AST], lines: list[str]) -> list[ast.AST]:
+#: The statement-list fields of each compound statement (simple statements have none).
+_BLOCK_FIELDS: dict[type, tuple[str, ...]] = {
+    ast.If: ("body", "orelse"),
+    ast.For: ("body", "orelse"),
+    ast.AsyncFor: ("body", "orelse"),
+    ast.While: ("body", "orelse"),
+    ast.With: ("body",),
+    ast.AsyncWith: ("body",),
+    ast.Try: ("body", "orelse", "finalbody"),
+    ast.Match: (),
+    ast.FunctionDef: ("body",),
+    ast.AsyncFunctionDef: ("body",),
+    ast.ClassDef: ("body",),
+}
+if hasattr(ast, "TryStar"):
+    _BLOCK_FIELDS[ast.TryStar] = ("body", "orelse", "finalbody")
+
+
+def _lines_of(text: str, offsets: list[int]) -> list[int]:
+    """The (1-based) lines of these offsets of ``text``, counting newlines between them."""
+    out = []
+    line, previous = 1, 0
+    for offset in sorted(offsets):
+        line += text.count("\n", previous, offset)
+        previous = offset
+        if not out or out[-1] != line:
+            out.append(line)
+    return out
+
+
+def _statements(body: list[ast.stmt]):
+    """Every statement in ``body`` and the blocks nested in it (expressions are not visited)."""
+    stack = list(reversed(body))
+    while stack:
+        stmt = stack.pop()
+        yield stmt
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            stack.extend(reversed(stmt.body))
+        else:
+            for block in _blocks(stmt):
+                stack.extend(reversed(block))
+
+
+def _regions(functions: list[ast.AST], lines: list[str], text: str) -> list[ast.AST]:
     """Functions whose own lines (not those of a nested def) mention a tape or ask for a
     gradient. By spelling: aliases are resolved later, a function found here for nothing
     only costs its analysis, and one missed is only left unanalysed."""
-    marked = [n for n, text in enumerate(lines, start=1) if _REGION_WORDS.search(text)]
-    if not marked:
+    # ``str.find`` for the words, then the pattern on their lines: a regex scan of the
+    # whole text costs as much as parsing it
+    starts = []
+    for word in _REGION_HINTS:
+        position = text.find(word)
+        while position >= 0:
+            starts.append(position)
+            position = text.find(word, position + 1)
+    if not starts:
         return []
-    found: set[ast.AST] = set()
+    # line numbers of the matches, by counting newlines once (a search per line costs more)
+    marked = [n for n in _lines_of(text, starts) if _REGION_WORDS.search(lines[n - 1])]
     spans = sorted(((fn.lineno, fn.end_lineno or fn.lineno, fn) for fn in functions), key=lambda t: t[0])
-    for line in marked:
+    found = _innermost(spans, marked)
+    # Callers of those functions, twice over (``train`` calling ``train_step``, ``main``
+    # calling ``train``): what a caller computes before the call runs before the tape.
+    for _ in range(_CALLER_LEVELS):
+        names = {fn.name for fn in found if not fn.name.startswith("__")}
+        starts = []
+        for name in names:
+            word = name + "("
+            position = text.find(word)
+            while position >= 0:
+                before = text[position - 1] if position else " "
+                if not (before.isalnum() or before == "_"):
+                    starts.append(position)
+                position = text.find(word, position + 1)
+        callers = _innermost(spans, _lines_of(text, starts)) - found
+        if not callers:
+            break
+        found |= callers
+    return sorted(found, key=lambda fn: (fn.lineno, fn.col_offset))
+
+
+#: How many levels of callers of a function with a tape are analysed as regions.
+_CALLER_LEVELS = 2
+
+
+def _innermost(spans: list[tuple[int, int, ast.AST]], lines: list[int]) -> set[ast.AST]:
+    """The innermost function around each of these lines."""
+    found: set[ast.AST] = set()
+    for line in lines:
         innermost = None
         for start, end, fn in spans:
             if start > line:
@@ -293,13 +628,89 @@ def _regions(functions: list[ast.AST], lines: list[str]) -> list[ast.AST]:
                 innermost = fn  # later starts are nested deeper
         if innermost is not None:
             found.add(innermost)
-    return sorted(found, key=lambda fn: (fn.lineno, fn.col_offset))
+    return found
+
+
+#: A class that reaches its layers or variables by iteration or by computed names.
+_DYNAMIC = re.compile(
+    r"\b(?:getattr|setattr|vars)\(\s*self\b|\bself\.(?:__dict__|layers|submodules|_layers|_flatten_layers|"
+    r"trainable_weights|weights|trainable_variables|variables|_trainable_weights|_self_tracked_trackables|"
+    r"_tracked)\b"
+)
+#: ``self.<attr>(`` (a layer called, so built).
+_SELF_CALL = re.compile(r"\bself\.(\w+)\s*\(")
+#: ``<name>.build(`` (a layer built explicitly, by its attribute or variable name).
+_BUILD_CALL = re.compile(r"(\w+)\s*\.\s*build(?:_from_config)?\s*\(")
+
+
+def _creates_variable(node: ast.Call, aliases: Aliases) -> bool:
+    func = node.func
+    if isinstance(func, ast.Attribute) and func.attr in ("add_weight", "add_variable"):
+        return True
+    parts = dotted(func)
+    qual = aliases.resolve(parts) if parts else None
+    api = catalog.lookup(qual) if qual else None
+    return api is not None and api.kind == catalog.VARIABLE
+
+
+def _keras2(imports: list[ast.Import | ast.ImportFrom], text: str, aliases: Aliases) -> bool:
+    """Whether the file is Keras 2 code: it imports ``tf_keras``, sets ``TF_USE_LEGACY_KERAS``,
+    or calls ``keras.backend`` functions that Keras 3 no longer has (``K.mean``, ``K.argmax``)."""
+    for node in imports:
+        names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
+        if any(n == "tf_keras" or n.startswith("tf_keras.") for n in names):
+            return True
+    if "TF_USE_LEGACY_KERAS" in text:
+        return True
+    backends = [name for name, path in aliases.names.items() if canonical(path) == "keras.backend"]
+    if not backends and "keras.backend" not in text:
+        return False
+    spellings = [re.escape(b) for b in backends] + [r"(?:tf\.)?keras\.backend"]
+    for match in re.finditer(rf"\b(?:{'|'.join(spellings)})\.(\w+)\s*\(", text):
+        if match.group(1) not in _KERAS3_BACKEND:
+            return True
+    return False
+
+
+#: What Keras 3's ``keras.backend`` still offers (anything else is Keras 2's).
+_KERAS3_BACKEND = frozenset(
+    (
+        *("clear_session", "epsilon", "floatx", "image_data_format", "is_keras_tensor", "set_epsilon", "backend"),
+        *("set_floatx", "set_image_data_format", "standardize_dtype", "result_type", "get_uid", "is_float_dtype"),
+        *("is_int_dtype", "set_image_dim_ordering", "image_dim_ordering"),
+    )
+)
+
+
+def binding_line(tree: ast.AST, name: str, before_line: int) -> ast.AST | None:
+    """The value of the last assignment to ``name`` at or before ``before_line`` (where a
+    tensor was made), as the trace engine finds it (``sourcemap.binding_line``)."""
+    best: ast.AST | None = None
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign):
+            targets = node.targets
+        elif isinstance(node, (ast.AnnAssign, ast.AugAssign)):
+            targets = [node.target]
+        else:
+            continue
+        if node.lineno > before_line or (best is not None and node.lineno <= best.lineno):
+            continue
+        if any(isinstance(n, ast.Name) and n.id == name for t in targets for n in ast.walk(t)):
+            best = node
+    if best is None:
+        return None
+    value = getattr(best, "value", None)
+    return value if isinstance(value, ast.expr) else best
+
+
+_SELF = FRESH + "s:"  # ``self`` in a class's methods: named by no assignment
 
 
 def _has_fresh(value: Value) -> bool:
     return (
-        (value.ref is NEW_VARIABLE and any(k.startswith(FRESH) for k in value.flow))
-        or any(m.startswith(FRESH) for m in value.models)
+        (isinstance(value.ref, StateRef) and value.ref.token.startswith(FRESH))
+        or (value.ref is NEW_VARIABLE and any(k.startswith(FRESH) for k in value.flow))
+        or any(m.startswith(FRESH) and not m.startswith(_SELF) for m in value.models)
         or (value.items is not None and any(_has_fresh(i) for i in value.items))
         or (value.element is not None and _has_fresh(value.element))
     )

@@ -20,6 +20,20 @@ LIVE: frozenset = frozenset()
 #: Prefix of an origin or model not yet named by an assignment (``@m:`` model, ``@v:`` variable).
 FRESH = "@"
 
+#: A pseudo-origin: the value may depend on something this analysis did not follow (a call
+#: too deep to analyse, an attribute set from a parameter). Never a source, never reported;
+#: a target that holds it cannot be said to miss a source (GC108).
+UNSEEN = "?"
+
+#: Prefix of a pseudo-origin ``^<model>`` that marks a value computed by calling that model or
+#: layer of the file (a functional model's sub-models are those whose marks reach it).
+HOLDER = "^"
+
+
+def real(origin: str) -> bool:
+    """An origin that stands for variables (not ``UNSEEN``, not a holder's mark)."""
+    return origin != UNSEEN and not origin.startswith(HOLDER)
+
 
 @dataclass(frozen=True, order=True)
 class Site:
@@ -35,6 +49,7 @@ class Site:
     when: str = ""  # GC109: "before" or "after" the tape recorded
     is_call: bool = True
     via: int = 0  # GC109 inside a called function: the line of the call that ran outside the tape
+    method: str = ""  # GC109 in a layer's ``build``/``__init__``: that method's name
 
 
 Flow = Mapping[str, frozenset]
@@ -84,9 +99,11 @@ class Value:
     - ``element``: what iterating it yields, when not simply the value itself (``zip``).
     - ``ref``: a function, class, instance, tape... (see ``interp``); ``qual``: a library path.
     - ``container``: a Python list/tuple/dict (``+`` on it is no TensorFlow op).
+    - ``dtype``: ``"int"`` (integer or bool) or ``"float"`` when the code says so, else None.
+    - ``tensor``: a TensorFlow tensor that is not a variable (made by a ``tf.*`` call).
     """
 
-    __slots__ = ("container", "element", "fields", "flow", "items", "models", "qual", "ref")
+    __slots__ = ("container", "dtype", "element", "fields", "flow", "items", "models", "qual", "ref", "tensor")
 
     def __init__(
         self,
@@ -98,6 +115,8 @@ class Value:
         ref: object = None,
         qual: str | None = None,
         container: bool = False,
+        dtype: str | None = None,
+        tensor: bool = False,
     ) -> None:
         self.flow: Flow = flow or {}
         self.models = models
@@ -107,6 +126,8 @@ class Value:
         self.ref = ref
         self.qual = qual
         self.container = container
+        self.dtype = dtype
+        self.tensor = tensor
 
     def key(self) -> tuple:
         """A hashable summary: equal keys mean the same abstract value."""
@@ -118,6 +139,8 @@ class Value:
             self.element.key() if self.element is not None else None,
             getattr(self.ref, "ident", None) or id(self.ref) if self.ref is not None else None,
             self.qual,
+            self.dtype,
+            self.tensor,
         )
 
     def __eq__(self, other: object) -> bool:
@@ -140,6 +163,10 @@ class Value:
             parts.append(f"ref={self.ref!r}")
         if self.qual:
             parts.append(f"qual={self.qual}")
+        if self.dtype:
+            parts.append(f"dtype={self.dtype}")
+        if self.tensor:
+            parts.append("tensor")
         return f"Value({', '.join(parts)})"
 
     def with_flow(self, flow: Flow) -> Value:
@@ -151,7 +178,7 @@ class Value:
             return self.element
         if self.items:
             return join(self.items)
-        return Value(flow=self.flow, models=self.models, fields=self.fields)
+        return Value(flow=self.flow, models=self.models, fields=self.fields, dtype=self.dtype, tensor=self.tensor)
 
 
 EMPTY = Value()
@@ -182,6 +209,7 @@ def join(values: Iterable[Value]) -> Value:
     elements = [v.element for v in values if v.element is not None]
     ref = next((v.ref for v in values if v.ref is not None), None)
     qual = next((v.qual for v in values if v.qual is not None), None)
+    dtype = first.dtype if all(v.dtype == first.dtype for v in values) else None
     return Value(
         flow=merge_flows(v.flow for v in values),
         models=frozenset().union(*(v.models for v in values)),
@@ -191,6 +219,24 @@ def join(values: Iterable[Value]) -> Value:
         ref=ref,
         qual=qual,
         container=any(v.container for v in values),
+        dtype=dtype,
+        tensor=all(v.tensor for v in values),
+    )
+
+
+def map_flows(value: Value, fn) -> Value:
+    """``value`` with ``fn`` applied to its flow and to those of its parts."""
+    return Value(
+        flow=fn(value.flow) if value.flow else value.flow,
+        models=value.models,
+        items=tuple(map_flows(i, fn) for i in value.items) if value.items is not None else None,
+        fields={k: map_flows(v, fn) for k, v in value.fields.items()} if value.fields else value.fields,
+        element=map_flows(value.element, fn) if value.element is not None else None,
+        ref=value.ref,
+        qual=value.qual,
+        container=value.container,
+        dtype=value.dtype,
+        tensor=value.tensor,
     )
 
 

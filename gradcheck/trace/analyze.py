@@ -13,7 +13,7 @@ import fnmatch
 
 from gradcheck import sourcemap
 from gradcheck.findings import Finding
-from gradcheck.trace import _tf, frames
+from gradcheck.trace import _tf
 from gradcheck.trace import graph as graph_mode
 from gradcheck.trace.context import Context, Source
 from gradcheck.trace.cut_findings import cut_finding, target_outside_findings
@@ -275,9 +275,7 @@ def _key_of(ctx: Context, tensor):
 def _creation_location(ctx: Context, source: Source) -> Location | None:
     if source.is_variable:
         origin = ctx.session.variable_origin(source.value)
-        if origin and origin.site is not None:
-            return frames.site_location(origin.site)
-        return ctx.call_location
+        return (origin.location() if origin else None) or ctx.call_location
     loc = ctx.call_location
     if loc is not None and source.name.isidentifier():
         expr = sourcemap.binding_line(loc.path, source.name, loc.line)

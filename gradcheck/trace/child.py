@@ -55,6 +55,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--display-path")
     parser.add_argument("--function")
     parser.add_argument("--graph", action="store_true")
+    parser.add_argument("--check-custom-gradients", action="store_true")
     parser.add_argument("path")
     parser.add_argument("script_args", nargs="*", help="the script's own arguments (sys.argv[1:])")
     args = parser.parse_args(argv)
@@ -85,6 +86,7 @@ def main(argv: list[str] | None = None) -> None:
         on_progress=progress,
         want_graph=args.graph,
         show_traceback=True,
+        check_custom_gradients=args.check_custom_gradients,
     )
     _write(args.result, result)
     sys.stdout.flush()

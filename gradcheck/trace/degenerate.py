@@ -61,8 +61,14 @@ def _state(session) -> _SessionState:
 
 
 def configure(session, *, check_custom_gradients: bool = False) -> None:
-    """Options of the degenerate-gradient checks for one session."""
-    _state(session).check_custom_gradients = bool(check_custom_gradients)
+    """Options of the degenerate-gradient checks for one session; call it once the session
+    is active (``with tracing(session): configure(session, ...)``)."""
+    state = _state(session)
+    if check_custom_gradients and not state.check_custom_gradients:
+        from gradcheck.trace import custom_check
+
+        custom_check.install(session, state.custom_calls)
+    state.check_custom_gradients = state.check_custom_gradients or bool(check_custom_gradients)
 
 
 def custom_gradients_checked(session) -> bool:
@@ -92,8 +98,9 @@ def _internal_error(session, error: BaseException) -> None:
 
     if isinstance(error, StopCheck) or _strict():
         raise error
+    # Said on stderr, not made the file's verdict: these checks come on top of the None
+    # diagnosis, which stands (a file must not become "could not be checked" for them).
     message = f"gradcheck: internal error while checking gradient values: {type(error).__name__}: {error}"
-    session.internal_errors.append(message)
     print(message, file=sys.stderr)
 
 
@@ -121,6 +128,7 @@ class Call:
     flat_grads: list
     output_gradients: list | None
     eager: bool
+    call: object = None  # hooks.CallSite (eager: its frame is alive during the check)
 
     @property
     def flow(self):
@@ -148,7 +156,7 @@ def _check(session, tape, state, target, sources, output_gradients, grads, graph
     if eager:
         analyze._recover_hidden_reads(ctx, [s for s in ctx.sources if s.is_variable and s.key is not None])
     out_grads = _tf.tf.nest.flatten(output_gradients) if output_gradients is not None else None
-    checked = Call(session, ctx, flat_grads, out_grads, eager)
+    checked = Call(session, ctx, flat_grads, out_grads, eager, call)
     findings = bootstrap.find(checked)
     if me.check_custom_gradients:
         from gradcheck.trace import custom_check
@@ -157,7 +165,7 @@ def _check(session, tape, state, target, sources, output_gradients, grads, graph
     if eager:
         findings += _eager_values(checked)
     elif not _in_xla(graph):
-        _graph_values(checked, session)
+        _graph_values(checked, session, upto)
     return findings
 
 
@@ -331,7 +339,13 @@ class EagerValues(Values):
         self._tensor = tensor
 
     def own_vjp(self, op_index: int, input_key):
+        """The op's registered gradient function on the recorded values (attributes
+        inferred from the inputs' dtypes); else the shadow tape from the op's outputs to
+        that input (which also counts paths through the op's other inputs)."""
         op = self._ctx.flow.ops[op_index]
+        local = self._registered(op, input_key)
+        if local is not None:
+            return local
         outs = [(self._tensor(k), self._eager_grads.get(k)) for k in op.outputs]
         outs = [(t, g) for t, g in outs if t is not None and g is not None]
         source = self._tensor(input_key)
@@ -342,6 +356,41 @@ class EagerValues(Values):
         except Exception:  # noqa: BLE001 - a question we could not ask
             return None
         return None if g is None else np.asarray(_dense_full(g)._numpy())
+
+    def _registered(self, op, input_key):
+        ins = [self._tensor(k) for k in op.inputs]
+        outs = [self._tensor(k) for k in op.outputs]
+        if any(t is None for t in ins + outs) or input_key not in op.inputs:
+            return None
+        grads = []
+        for k, t in zip(op.outputs, outs, strict=False):
+            g = self._eager_grads.get(k)
+            grads.append(g if g is not None else _tf.tf.zeros_like(t))
+        attrs = _inferred_attrs(op.type, ins)
+        if attrs is None:
+            return None
+        try:
+            ins_np = [np.asarray(t._numpy()) for t in ins]
+            outs_np = [np.asarray(t._numpy()) for t in outs]
+            grads_np = [np.asarray(_tf.tf.convert_to_tensor(g)._numpy()) for g in grads]
+        except (ValueError, TypeError):
+            return None
+        return _mock_vjp(op.type, attrs, ins_np, outs_np, grads_np, list(op.inputs).index(input_key))
+
+
+def _inferred_attrs(op_type: str, inputs) -> list | None:
+    """The type attributes of an eager op, from its inputs' dtypes (the recorder keeps no
+    attributes; the gradient functions of elementwise ops need no others)."""
+    from tensorflow.python.framework import op_def_registry
+
+    op_def = op_def_registry.get(op_type)
+    if op_def is None or len(op_def.input_arg) != len(inputs):
+        return None
+    attrs: list = []
+    for arg, tensor in zip(op_def.input_arg, inputs, strict=False):
+        if arg.type_attr and arg.type_attr not in attrs[::2]:
+            attrs += [arg.type_attr, tensor.dtype]
+    return attrs
 
 
 def _dense_full(g):
@@ -368,7 +417,7 @@ def _imperative(tape, targets, sources, output_gradients=None):
 
 
 # -- graph mode: check when the traced function runs ---------------------------------------
-def _graph_values(checked: Call, session) -> None:
+def _graph_values(checked: Call, session, upto) -> None:
     """Add, to the function being traced, a check of the gradient values that runs when the
     function does (see the module docstring)."""
     tf = _tf.tf
@@ -381,6 +430,16 @@ def _graph_values(checked: Call, session) -> None:
     targets = [t for t in ctx.flat_targets if _tf.is_tensor(t) and getattr(t, "graph", None) is ctx.graph]
     if not targets:
         return
+    from gradcheck.trace.frontier import layers_by_source
+
+    layers_by_source(checked)  # now, while the user's frames are alive
+    probe = _GraphProbe(checked, sources, considered, upto)
+    if session.check_mode and session.steps is not None:
+        # a check runs the function a step or two: hand the gradients and values to the host
+        # callback, which computes the flags itself and returns at once when all is well
+        # (nothing else is added to the graph)
+        probe.build(None, targets, grads, None, None, None)
+        return
     zero_flags = tf.stack([tf.logical_not(tf.reduce_any(tf.not_equal(g, tf.zeros([], g.dtype)))) for g in grads])
     finite_flags = tf.stack([tf.reduce_all(tf.math.is_finite(g)) for g in grads])
     target_finite = tf.reduce_all(
@@ -391,37 +450,41 @@ def _graph_values(checked: Call, session) -> None:
     bad = tf.logical_or(
         tf.reduce_any(zero_flags), tf.logical_and(target_finite, tf.reduce_any(tf.logical_not(finite_flags)))
     )
-    probe = _GraphProbe(checked, sources, considered)
-    if not session.check_mode or session.steps is None:
-        # a watched run goes on for many steps: look at the first degenerate one only
-        armed = tf.py_function(probe.armed, [], tf.bool)
-        bad = tf.logical_and(tf.reshape(armed, []), bad)
+    # a watched run goes on for many steps: only the first degenerate one pays, in a branch
+    armed = tf.py_function(probe.armed, [], tf.bool)
+    bad = tf.logical_and(tf.reshape(armed, []), bad)
 
     def diagnose():
-        probe.build(targets, grads, zero_flags, finite_flags, target_finite)
+        probe.build(None, targets, grads, zero_flags, finite_flags, target_finite)
         return tf.constant(True)
 
-    def skip():
-        return tf.constant(False)
-
-    tf.cond(bad, diagnose, skip)
+    tf.cond(bad, diagnose, lambda: tf.constant(False))
 
 
 class _GraphProbe:
     """The host side of a traced function's value check: receives the values when the
     function runs, and turns them into findings."""
 
-    def __init__(self, checked: Call, sources, considered: list[int]) -> None:
+    def __init__(self, checked: Call, sources, considered: list[int], upto) -> None:
         self.checked = checked
         self.sources = sources
         self.considered = considered
+        self.upto = upto
         self.done = False
         self.layout: tuple = ()
+        self.host_flags = False
 
     def armed(self):
         return not self.done
 
-    def build(self, targets, grads, zero_flags, finite_flags, target_finite) -> None:
+    def build(self, bad, targets, grads, zero_flags, finite_flags, target_finite) -> None:
+        """The host callback and what it is fed: ``bad`` first (None inside a branch that
+        runs only when it is true), the flags, the gradients, then the forward values of the
+        tensors on the way. The loss's gradient with respect to each of them is computed on
+        the host, only when ``bad``, by running each op's own registered gradient function
+        backwards over those values (``replay_backward``): nothing more is traced. Around
+        control flow, functions and custom gradients (whose gradient functions need their
+        graph) the shadow tape is asked instead, and its gradients are fed too."""
         tf = _tf.tf
         ctx = self.checked.ctx
         flow = ctx.flow
@@ -429,15 +492,22 @@ class _GraphProbe:
         want_values, want_grads = _wanted_keys(flow, ops, ctx.target_keys)
         values = [(k, ctx.tensors.get(k)) for k in want_values]
         values = [(k, t) for k, t in values if t is not None and _shippable(t)]
-        candidates = [(k, ctx.tensors.get(k)) for k in want_grads]
-        candidates = [(k, t) for k, t in candidates if t is not None and _tf.is_differentiable_dtype(t.dtype)]
-        shadow = ctx.state.shadow
-        region_grads = _imperative(shadow, targets, [t for _, t in candidates], self.checked.output_gradients)
-        kept = [
-            (k, tf.convert_to_tensor(g)) for (k, _), g in zip(candidates, region_grads, strict=False) if g is not None
-        ]
-        unconnected = [k for (k, _), g in zip(candidates, region_grads, strict=False) if g is None]
+        kept, unconnected = [], []
+        self.replay = not any(_needs_graph(flow.ops[i]) for i in ops)
+        if not self.replay:
+            candidates = [(k, ctx.tensors.get(k)) for k in want_grads]
+            candidates = [(k, t) for k, t in candidates if t is not None and _tf.is_differentiable_dtype(t.dtype)]
+            region_grads = _imperative(
+                ctx.state.shadow, targets, [t for _, t in candidates], self.checked.output_gradients
+            )
+            pairs = list(zip(candidates, region_grads, strict=False))
+            kept = [(k, tf.convert_to_tensor(g)) for (k, _), g in pairs if g is not None]
+            unconnected = [k for (k, _), g in pairs if g is None]
+        self.region = ops
         target_grads = self.checked.output_gradients or [tf.ones_like(t) for t in targets]
+        self.host_flags = zero_flags is None
+        if self.host_flags:  # computed from the values on the host (see receive)
+            zero_flags = finite_flags = target_finite = tf.constant(False)
         flat = [zero_flags, finite_flags, tf.convert_to_tensor(target_finite)]
         flat += [tf.convert_to_tensor(g) for g in grads]
         flat += [t for _, t in values]
@@ -450,10 +520,11 @@ class _GraphProbe:
             unconnected,
             list(ctx.target_keys[: len(target_grads)]),
         )
+        flat = [tf.constant(True) if bad is None else bad, *flat]
         tf.py_function(self.receive, flat, [tf.int32])
 
-    def receive(self, zero_flags, finite_flags, target_finite, *rest):
-        if self.done:
+    def receive(self, bad, zero_flags, finite_flags, target_finite, *rest):
+        if self.done or not bool(bad.numpy()):
             return np.int32(0)
         self.done = True
         session = self.checked.session
@@ -470,8 +541,18 @@ class _GraphProbe:
         from gradcheck.trace import frontier
 
         n, value_keys, grad_keys, unconnected, target_keys = self.layout
-        zero_flags, finite_flags = zero_flags.numpy(), finite_flags.numpy()
         source_grads, rest = rest[:n], rest[n:]
+        if self.host_flags:
+            arrays = [np.asarray(g.numpy()) for g in source_grads]
+            finite_flags = np.array([bool(np.isfinite(a).all()) for a in arrays])
+            zero_flags = np.array([not a.any() for a in arrays])
+            if finite_flags.all() and not zero_flags.any():
+                return []  # the common case: healthy, and nothing else is read
+            forward_targets = [v for k, v in zip(value_keys, rest[: len(value_keys)], strict=False) if k in target_keys]
+            target_finite = all(np.isfinite(np.asarray(v.numpy())).all() for v in forward_targets)
+        else:
+            zero_flags, finite_flags = zero_flags.numpy(), finite_flags.numpy()
+            target_finite = bool(target_finite.numpy())
         forward, rest = rest[: len(value_keys)], rest[len(value_keys) :]
         region_grads, target_grads = rest[: len(grad_keys)], rest[len(grad_keys) :]
         values = GraphValues(self.checked.ctx)
@@ -483,6 +564,8 @@ class _GraphProbe:
             values.grads[k] = None
         for k, g in zip(target_keys, target_grads, strict=False):
             values.grads[k] = np.asarray(g.numpy())
+        if self.replay:
+            replay_backward(self.checked.ctx.flow, self.region, values)
         zero, nonfinite = [], []
         for j, (source, g) in enumerate(zip(self.sources, source_grads, strict=False)):
             values.grads[source.key] = np.asarray(g.numpy())
@@ -490,11 +573,65 @@ class _GraphProbe:
                 nonfinite.append(source)
             elif zero_flags[j]:
                 zero.append(source)
-        if not bool(target_finite.numpy()):
+        if not target_finite:
             nonfinite = []
         if not zero and not nonfinite:
             return []
         return frontier.findings(self.checked, values, zero, nonfinite)
+
+
+#: Ops whose registered gradient function builds graph structure of its own (loops,
+#: branches, function calls) or that stand for a custom gradient: not replayed on the host.
+_GRAPH_GRADIENTS = frozenset(
+    {"While", "StatelessWhile", "If", "StatelessIf", "Case", "PartitionedCall", "StatefulPartitionedCall"}
+)
+
+
+def _needs_graph(op) -> bool:
+    from gradcheck.trace.dataflow import TAG_CUSTOM_GRADIENT, TAG_FUNCTION
+
+    return (
+        op.type in _GRAPH_GRADIENTS
+        or op.tag in (TAG_CUSTOM_GRADIENT, TAG_FUNCTION)
+        or op.type.startswith(("TensorList", "TensorArray"))
+    )
+
+
+def replay_backward(flow, ops: set[int], values: Values) -> None:
+    """Reverse-mode over ``ops`` on the host: from the gradients already in ``values``
+    (the targets'), each op's registered gradient function, evaluated eagerly on the op's
+    forward values (as eager backprop evaluates it), sends its contribution to each input;
+    a tensor's gradient is the sum of its consumers' contributions, as on TensorFlow's
+    tape. A tensor no contribution reaches stays unconnected (None); an op whose gradient
+    cannot be evaluated here (a missing value) contributes nothing."""
+    accumulated: dict = {k: v for k, v in values.grads.items() if v is not None}
+    for i in sorted(ops, reverse=True):
+        op = flow.ops[i]
+        graph_op = op.site
+        if graph_op is None or isinstance(graph_op, tuple):
+            continue
+        outs = [accumulated.get(k) for k in op.outputs]
+        if all(g is None for g in outs):
+            continue
+        out_values = [values.forward.get(k) for k in op.outputs]
+        grads = []
+        for g, v in zip(outs, out_values, strict=False):
+            if g is None:
+                g = np.zeros_like(v) if v is not None else None
+            grads.append(g)
+        ins = [values.forward.get(k) for k in op.inputs]
+        if any(v is None for v in ins + out_values + grads):
+            continue
+        contributions = _registered_vjp(graph_op, ins, out_values, grads, None)
+        if contributions is None:
+            continue
+        for k, g in zip(op.inputs, contributions, strict=False):
+            if g is None or k not in op.data or not flow.is_differentiable(k):
+                continue
+            previous = accumulated.get(k)
+            accumulated[k] = g if previous is None else previous + g
+    for k, g in accumulated.items():
+        values.grads.setdefault(k, g)
 
 
 def _shippable(t) -> bool:
@@ -538,23 +675,34 @@ def _key_of_graph(t):
 
 def _registered_vjp(graph_op, ins, outs, grads, position):
     """The registered gradient of ``graph_op`` for input ``position``, run eagerly."""
+    try:
+        attrs: list = []
+        for name in graph_op.node_def.attr:
+            attrs += [name, graph_op.get_attr(name)]
+    except Exception:  # noqa: BLE001
+        return None
+    return _mock_vjp(graph_op.type, attrs, ins, outs, grads, position)
+
+
+def _mock_vjp(op_type: str, attrs: list, ins, outs, grads, position):
+    """An op's registered gradient function, called as eager backprop calls it (a mock op
+    holding the forward values), for input ``position``; None when it cannot be."""
     tf = _tf.tf
     try:
         from tensorflow.python.eager import backprop
         from tensorflow.python.framework import ops as tf_ops
 
-        grad_fn = tf_ops._gradient_registry.lookup(graph_op.type)
-        attrs: list = []
-        for name in graph_op.node_def.attr:
-            attrs += [name, graph_op.get_attr(name)]
+        grad_fn = tf_ops._gradient_registry.lookup(op_type)
         mock = backprop._MockOp(
-            tuple(attrs), [tf.constant(v) for v in ins], [tf.constant(v) for v in outs], graph_op.type, None
+            tuple(attrs), [tf.constant(v) for v in ins], [tf.constant(v) for v in outs], op_type, None
         )
         result = grad_fn(mock, *[tf.constant(g) for g in grads])
     except Exception:  # noqa: BLE001 - control flow, functions, custom gradients: not here
         return None
     if not isinstance(result, (list, tuple)):
         result = [result]
+    if position is None:  # every input's
+        return [None if g is None else np.asarray(_dense_full(g).numpy()) for g in result]
     if position >= len(result) or result[position] is None:
         return None
     return np.asarray(_dense_full(result[position]).numpy())

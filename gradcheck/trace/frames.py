@@ -143,12 +143,18 @@ def site_location(site: tuple[CodeType, int], hints: tuple[str, ...] = ()) -> Lo
             break
         if start is not None:
             line = start
+    return line_location(code.co_filename, line, hints)
+
+
+def line_location(path: str, line: int, hints: tuple[str, ...] = ()) -> Location:
+    """A file and line, with the column span of the line's expression (a call named in
+    ``hints`` first) when the source has one."""
     from gradcheck import sourcemap
 
-    expr = sourcemap.expression_at(code.co_filename, line, hints=hints)
+    expr = sourcemap.expression_at(path, line, hints=hints)
     if expr is not None and expr.line == line:
-        return Location(code.co_filename, line, expr.column, expr.end_line, expr.end_column)
-    return Location(code.co_filename, line)
+        return Location(path, line, expr.column, expr.end_line, expr.end_column)
+    return Location(path, line)
 
 
 def current_user_site() -> tuple[CodeType, int] | None:
@@ -196,7 +202,8 @@ def layer_site(start: FrameType | None):
         code = frame.f_code
         if _is_user_code(code):
             return None
-        if code.co_name == "__call__":
+        # `tf____call__`: autograph's conversion of it (TF 2.16 converts tf_keras's layers in `fit`)
+        if code.co_name in ("__call__", "tf____call__"):
             layer = frame.f_locals.get("self")
             site = getattr(layer, "_gc_call_site", None) or getattr(layer, "_gc_site", None)
             if site is not None:

@@ -110,6 +110,9 @@ _MASKS = frozenset(
     }
 )
 _SQUASH = frozenset({"Sigmoid", "Softmax", "Tanh"})
+#: Ops whose gradient to an input does not depend on any value (so paths cancelling through
+#: them cancel for every batch).
+_ADDITIVE = frozenset({"Add", "AddV2", "AddN", "Sub", "Neg", "Identity", "BiasAdd"})
 _LOOPS = frozenset({"While", "StatelessWhile", "If", "StatelessIf", "PartitionedCall", "StatefulPartitionedCall"})
 _LIST_OPS_PREFIX = "TensorList"
 
@@ -163,8 +166,17 @@ class _Analysis:
             return bits.get(k, 0) | (masks.get(p, 0) if p is not None else 0)
 
         causes = find_causes(region, tensor_mask)
+        # A source is reported only when every frontier on its paths is explained and
+        # structural: one zero by chance (the batch) makes the whole zero possibly chance.
+        unexplained = 0
+        for cause, mask in causes:
+            if cause is None:
+                unexplained |= mask
         by_key: dict[tuple, tuple[Cause, int]] = {}
         for cause, mask in causes:
+            if cause is None:
+                continue
+            mask &= ~unexplained
             key = cause.key
             if key in by_key:
                 by_key[key] = (by_key[key][0], by_key[key][1] | mask)
@@ -179,10 +191,18 @@ class _Analysis:
 
     def _finding(self, cause: Cause, sources, region) -> Finding:
         ctx = self.ctx
-        location = ctx.op_location(cause.blame) or ctx.call_location
+        location = None
+        if cause.variant == "zero-weight":
+            location = _weight_location(self.checked, cause.blame)  # where its initialiser is chosen
+        location = location or blame_location(self.checked, cause.blame) or ctx.call_location
         first = min(sources, key=lambda s: s.index)
-        cut = Cut(BLOCK, cause.frontier, {s.key for s in sources}, [], region | {cause.blame}, self.targets, True)
+        reach = self.flow.forward_cone([first.key], within=region | {cause.blame}, data=True)
+        marked = cause.blame if cause.blame in reach else cause.frontier
+        cut = Cut(BLOCK, marked, {s.key for s in sources}, [], region | {cause.blame}, self.targets, True)
         label = op_label(self.flow.ops[cause.blame].type)
+        if cause.code == "GC202":
+            grads = [self.grad(s.key) for s in sources]
+            cause.fields["kind"] = "NaN" if any(g is not None and np.isnan(g).any() for g in grads) else "infinite"
         finding = make(
             ctx,
             cause.code,
@@ -218,15 +238,21 @@ class _Analysis:
         return None
 
     def _call_text(self, op_index: int) -> str:
+        """The user's expression for an op (`tf.where(...)`, `actions - mu`)."""
         location = self.ctx.op_location(op_index)
+        fallback = op_label(self.flow.ops[op_index].type) or "this op"
         if location is None:
-            return op_label(self.flow.ops[op_index].type) or "this op"
+            return fallback
+        if location.end_column and (location.end_line in (None, location.line)):
+            text = sourcemap.source_line(location.path, location.line)[location.column - 1 : location.end_column - 1]
+            if text.strip() and len(text) <= 60:
+                return f"`{text.strip()}`"
         expr = sourcemap.expression_at(
             location.path, location.line, location.column, location.end_line, location.end_column
         )
         if expr is not None and len(expr.text) <= 60:
             return f"`{expr.text}`"
-        return op_label(self.flow.ops[op_index].type) or "this op"
+        return fallback
 
     # -- GC201 ------------------------------------------------------------------------
     def zero_causes(self, region, tensor_mask):
@@ -257,13 +283,16 @@ class _Analysis:
                     out.append((cancel, mask))
                     continue
             for c in consumers:
-                cause = self._explain_zero(c, t)
-                if cause is not None:
-                    out.append((cause, mask))
+                out.append((self._explain_zero(c, t), mask))
         return out
 
     def _cancellation(self, t, consumers) -> Cause | None:
-        contributions = [(c, self.values.own_vjp(c, t)) for c in consumers]
+        """Two or more paths whose own gradients are nonzero and sum to zero. Only paths
+        entering additively count (their gradient does not depend on any value, so they
+        cancel for every batch); two products of equal inputs cancel by chance."""
+        if not all(self.flow.ops[c].type in _ADDITIVE for c in consumers):
+            return None
+        contributions = [(c, self._additive_vjp(c, t)) for c in consumers]
         nonzero = [c for c, g in contributions if g is not None and g.any()]
         if len(nonzero) < 2:
             return None
@@ -281,6 +310,24 @@ class _Analysis:
                 "parameters (`sample - mean` in its log-probability) is the classic case"
             )
         return Cause("GC201", "cancel", blame, blame, reason, notes)
+
+    def _additive_vjp(self, c: int, t):
+        """The gradient an additive op sends to its input ``t``: ±(its output's gradient),
+        summed over the axes it broadcast ``t`` along."""
+        op = self.flow.ops[c]
+        g = self._output_grad(c)
+        value = self.value(t)
+        if g is None:
+            return None
+        sign = -1.0 if (op.type == "Neg" or (op.type == "Sub" and list(op.inputs).index(t) == 1)) else 1.0
+        out = sign * g
+        shape = value.shape if value is not None else out.shape
+        while out.ndim > len(shape):
+            out = out.sum(axis=0)
+        for axis, size in enumerate(shape):
+            if size == 1 and out.shape[axis] != 1:
+                out = out.sum(axis=axis, keepdims=True)
+        return out
 
     def _explain_zero(self, c: int, t) -> Cause | None:
         op = self.flow.ops[c]
@@ -331,7 +378,9 @@ class _Analysis:
             return None  # at the edge: a perturbation revives it (chance)
         n = int(live.sum())
         top = float(np.max(x[live])) if n else float(np.max(x))
-        reason = f"relu is dead on the whole batch: each of its {n} inputs that matter is ≤ 0 (the largest is {top:.3g})"
+        reason = (
+            f"relu is dead on the whole batch: each of its {n} inputs that matter is ≤ 0 (the largest is {top:.3g})"
+        )
         return Cause("GC201", "dead-relu", c, c, reason)
 
     def _saturated(self, c: int, t, g) -> Cause | None:
@@ -357,7 +406,9 @@ class _Analysis:
                 return None
         name = {"Sigmoid": "sigmoid", "Tanh": "tanh", "Softmax": "softmax"}[kind]
         ends = "-1 or 1" if kind == "Tanh" else "0 or 1"
-        reason = f"{name} is saturated on the whole batch (its outputs are exactly {ends}), so its gradient is exactly zero"
+        reason = (
+            f"{name} is saturated on the whole batch (its outputs are exactly {ends}), so its gradient is exactly zero"
+        )
         notes = []
         if x is not None and x.size:
             notes.append(f"its inputs reach {float(np.max(np.abs(x))):.3g} in magnitude")
@@ -386,20 +437,26 @@ class _Analysis:
         live = g != 0
         if (passes(ins) & live).any():
             return None
+        squash = self._producer_through(t, _SQUASH)
         jittered = list(ins)
-        jittered[position] = self._jitter(ins[position]).astype(ins[position].dtype)
+        squashed_input = self.value(self.flow.ops[squash].data[0]) if squash is not None else None
+        if squashed_input is not None and squashed_input.shape == ins[position].shape:
+            # perturb where the value comes from (the logits), not the probability itself
+            kind_of = self.flow.ops[squash].type
+            jittered[position] = _squash(kind_of, self._jitter(squashed_input).astype(np.float32))
+        else:
+            jittered[position] = self._jitter(ins[position]).astype(ins[position].dtype)
         if (passes(jittered) & live).any():
             return None
-        squash = self._producer_through(t, _SQUASH)
         if squash is not None:
             name = {"Sigmoid": "sigmoid", "Tanh": "tanh", "Softmax": "softmax"}[self.flow.ops[squash].type]
             reason = (
-                f"{name}'s outputs are saturated (exactly 0 or 1) and the loss clips them to [ε, 1-ε]: "
-                "a clipped value has a zero gradient"
+                f"{name}'s outputs are saturated (exactly 0 or 1) and the loss clips them to [ε, 1-ε], "
+                "where the gradient is zero"
             )
             notes = [f"the clip is {self._call_text(c)} ({self.line_of(c)})"] if self.ctx.op_location(c) else []
             return Cause("GC201", "saturated-clipped", squash, c, reason, notes, {"act": name})
-        reason = f"{self._call_text(c)} clips every value of the batch, and a clipped value has a zero gradient"
+        reason = f"{self._call_text(c)} clips every value of the batch, where the gradient is zero"
         return Cause("GC201", "clipped", c, c, reason)
 
     def _producer_through(self, k, kinds, hops: int = 6):
@@ -411,9 +468,11 @@ class _Analysis:
             op = flow.ops[p]
             if op.type in kinds:
                 return p
-            if op.type not in ("Identity", "Maximum", "Minimum", "ClipByValue", "Cast", "Reshape") or not op.data:
+            if op.type not in ("Identity", "Maximum", "Minimum", "ClipByValue", "Cast", "Reshape", "RealDiv", "Div"):
                 return None
-            k = op.data[0]
+            if not op.data:
+                return None
+            k = op.data[0]  # a division: the normalisation `p / sum(p)` a probability loss applies
         return None
 
     def _masked(self, c: int, t, g) -> Cause | None:
@@ -476,7 +535,9 @@ class _Analysis:
             if (self._jitter(x) > 0).any():
                 return None
             n = x.size
-            reason = f"relu is dead on the whole batch: all {n} of its inputs are ≤ 0 (the largest is {float(x.max()):.3g})"
+            reason = (
+                f"relu is dead on the whole batch: all {n} of its inputs are ≤ 0 (the largest is {float(x.max()):.3g})"
+            )
             return Cause("GC201", "dead-relu", p, p, reason)
         if kind in _CONSTANTS:
             reason = f"{self._call_text(consumer)} multiplies the gradient by a constant zero"
@@ -485,27 +546,50 @@ class _Analysis:
             reason = f"{kind.lower()} outputs exactly 0 on the whole batch (saturated)"
             return Cause("GC201", "saturated", p, consumer, reason, [], {"act": kind.lower()})
         if kind in _MASKS or (kind == "Cast" and op.inputs and not flow.is_differentiable(op.inputs[0])):
-            reason = f"the mask {self._call_text(p)} is zero everywhere on the batch, so what it multiplies gets no gradient"
+            reason = (
+                f"the mask {self._call_text(p)} is zero everywhere on the batch, so what it multiplies gets no gradient"
+            )
             return Cause("GC201", "zero-mask", p, consumer, reason)
         if kind in ("Select", "SelectV2"):
-            cause = None
-            for branch in op.data:
-                v = self.value(branch)
-                if v is not None and v.size and not v.any():
-                    cause = self._zero_value(branch, consumer, depth + 1)
-                    if cause is not None:
-                        return cause
-            reason = f"the mask {self._call_text(p)} is zero everywhere on the batch, so what it multiplies gets no gradient"
-            return Cause("GC201", "zero-mask", p, consumer, reason)
-        if kind in _PRODUCTS or kind in _PASS_THROUGH or kind in ("RealDiv", "Div"):
-            candidates = op.data if kind not in ("RealDiv", "Div") else op.data[:1]
-            for d in candidates:
+            return self._select_zero(p, consumer, depth)
+        if kind in _PRODUCTS or kind in ("RealDiv", "Div"):
+            # one zero factor makes the product zero: the first one decides
+            for d in op.data if kind in _PRODUCTS else op.data[:1]:
                 v = self.value(d)
                 if v is not None and v.size and not v.any():
-                    cause = self._zero_value(d, consumer, depth + 1)
-                    if cause is not None or kind in _PRODUCTS:
-                        return cause
+                    return self._zero_value(d, consumer, depth + 1)
             return None
+        if kind in _PASS_THROUGH:
+            # A sum, a concatenation or a copy is structurally zero only when every part is:
+            # `prediction - y` is zero when the two agree on this batch, which is chance.
+            causes = []
+            for d in op.data:
+                v = self.value(d)
+                if v is None or not v.size:
+                    continue
+                cause = self._zero_value(d, consumer, depth + 1) if not v.any() else None
+                if cause is None:
+                    return None
+                causes.append(cause)
+            return causes[0] if causes else None
+        return None
+
+    def _select_zero(self, p: int, consumer: int, depth: int) -> Cause | None:
+        """A tf.where whose output is zero: it took a zero branch everywhere. When the
+        other branch is never taken, that is the cause (the trained branch is masked out)."""
+        op = self.flow.ops[p]
+        cond = self.value(op.inputs[0]) if op.inputs else None
+        if cond is None or len(op.inputs) < 3:
+            return None
+        cond = cond.astype(bool)
+        for position, taken in ((1, cond), (2, ~cond)):
+            if not taken.any():
+                branch = "true" if position == 1 else "false"
+                reason = (
+                    f"{self._call_text(p)} never takes its {branch} branch on the batch (the condition is "
+                    f"{'False' if position == 1 else 'True'} everywhere), so its result is the other branch's zeros"
+                )
+                return Cause("GC201", "masked", p, consumer, reason)
         return None
 
     def _zero_weight(self, read_op: int, consumer: int) -> Cause | None:
@@ -521,7 +605,9 @@ class _Analysis:
             name = source.name
         else:
             name = "a weight that is not trained here"
-        reason = f"it is multiplied by {name}, which is zero and gets no gradient itself, so neither ever moves"
+        reason = (
+            f"{name} is zero and gets no gradient itself, so what it multiplies gets none either and neither ever moves"
+        )
         notes = ["zero-initialising every weight of a chain (or a frozen zero weight) leaves the chain stuck at zero"]
         return Cause("GC201", "zero-weight", read_op, consumer, reason, notes, {"weight": name})
 
@@ -534,7 +620,9 @@ class _Analysis:
         reason = f"the gradient through this {what} is all zero: inside it, the value that reaches the loss does not depend on this input"
         notes = []
         if inner is not None:
-            notes.append(f"inside the loop body, {inner} cuts the path; in a traced function that gives zeros, not None")
+            notes.append(
+                f"inside the loop body, {inner} cuts the path; in a traced function that gives zeros, not None"
+            )
         return Cause("GC201", "loop", c, c, reason, notes)
 
     # -- GC202 ------------------------------------------------------------------------
@@ -545,17 +633,25 @@ class _Analysis:
             g = self.grad(k)
             return g is not None and not np.isfinite(g).all()
 
+        def finite_outputs(c) -> bool | None:
+            known = [self.grad(o) for o in flow.ops[c].outputs if self.grad(o) is not None]
+            if not known:
+                return None
+            return all(np.isfinite(g).all() for g in known)
+
         frontier: dict = {}
         for c in sorted(region):
             op = flow.ops[c]
-            known = [self.grad(o) for o in op.outputs if self.grad(o) is not None]
-            if not known or not all(np.isfinite(g).all() for g in known):
+            if not finite_outputs(c):
                 continue
             for t in dict.fromkeys(op.data):
                 if tensor_mask(t) and bad(t):
                     frontier.setdefault(t, []).append(c)
         out = []
         for t, consumers in frontier.items():
+            others = [j for j in flow.data_consumers.get(t, ()) if j in region and j not in consumers]
+            if any(finite_outputs(j) is False for j in others):
+                continue  # the NaN reached t from another consumer: it was born further down
             if len(consumers) > 1:
                 own = [(c, self.values.own_vjp(c, t)) for c in consumers]
                 culprits = [c for c, g in own if g is not None and not np.isfinite(g).all()]
@@ -585,7 +681,9 @@ class _Analysis:
             variant = "log"
             edge = "0" if kind == "Log" else "-1"
             count = zeros if kind == "Log" else (int((x == -1).sum()) if x is not None else 0)
-            reason = f"the derivative of log at {edge} is infinite, and {count or 'some'} of its inputs are exactly {edge}"
+            reason = (
+                f"the derivative of log at {edge} is infinite, and {count or 'some'} of its inputs are exactly {edge}"
+            )
         elif kind in ("RealDiv", "Div", "Reciprocal", "Inv", "FloorDiv", "Xdivy"):
             variant = "div"
             denominator = self.value(op.inputs[1]) if kind not in ("Reciprocal", "Inv") and len(op.inputs) > 1 else x
@@ -707,3 +805,139 @@ def _inner_cut(graph_op) -> str | None:
             if inner.type in ("StopGradient", "PreventGradient") or classify_op(inner.type):
                 return f"{op_label(inner.type)}"
     return None
+
+
+# -- where to point: the Keras layer an op ran inside ------------------------------------
+def blame_location(checked, op_index: int):
+    """The user's line for an op. An op that ran inside a built-in Keras layer (a ReLU or
+    softmax activation, a Dense's MatMul) has no line of the user's but the model's call;
+    the layer's own line (where it was created, or first applied by the user) is where
+    its activation and initialisers are chosen: point there."""
+    from gradcheck.trace import frames
+
+    ctx = checked.ctx
+    op = ctx.flow.ops[op_index]
+    site = op.site
+    if site is not None and not isinstance(site, tuple):
+        layer_site = getattr(site, "_gc_layer_site", None)
+        if layer_site is not None:
+            return frames.site_location(layer_site)
+        return ctx.op_location(op_index)
+    location = ctx.op_location(op_index)
+    if not checked.eager or site is None:
+        return location
+    layer = _eager_layer(checked, op_index)
+    if layer is None:
+        return location
+    layer_site = getattr(layer, "_gc_call_site", None) or getattr(layer, "_gc_site", None)
+    return frames.site_location(layer_site) if layer_site is not None else location
+
+
+def _weight_location(checked, read_op: int):
+    """Where the layer owning the variable a read op reads was created."""
+    from gradcheck.trace import frames
+
+    op = checked.ctx.flow.ops[read_op]
+    if not op.inputs:
+        return None
+    layer = layers_by_source(checked).get(op.inputs[0])
+    site = getattr(layer, "_gc_site", None) or getattr(layer, "_gc_call_site", None)
+    return frames.site_location(site) if site is not None else None
+
+
+def layers_by_source(checked) -> dict:
+    """Flow key of each variable source -> the innermost Keras layer owning it (computed
+    once per check, while the user's frames are alive: at trace time in graph mode)."""
+    cached = getattr(checked, "_layers", None)
+    if cached is None:
+        by_handle = _layers_by_handle(checked)
+        cached = {}
+        from gradcheck.trace import _tf
+
+        for source in checked.ctx.sources:
+            if source.key is None or not source.is_variable:
+                continue
+            try:
+                layer = by_handle.get(id(_tf.handle_of(source.value)))
+            except (AttributeError, ValueError, TypeError):
+                layer = None
+            if layer is not None:
+                cached[source.key] = layer
+        checked._layers = cached
+    return cached
+
+
+def _eager_layer(checked, op_index: int, hops: int = 6):
+    """The Keras layer an eager op ran inside, when it ran inside one called by Keras
+    (not by the user's own code): the layer owning the nearest variable read before it
+    at the same user site."""
+    flow = checked.ctx.flow
+    op = flow.ops[op_index]
+    keys, seen = list(op.data), set()
+    handles = [op.inputs[0]] if op.tag == TAG_READ and op.inputs else []
+    for _ in range(hops if not handles else 0):
+        nxt = []
+        for k in keys:
+            p = flow.producer.get(k)
+            if p is None or p in seen:
+                continue
+            seen.add(p)
+            prev = flow.ops[p]
+            if prev.site != op.site:
+                continue
+            if prev.tag == TAG_READ and prev.inputs:
+                handles.append(prev.inputs[0])
+            else:
+                nxt.extend(prev.data)
+        if handles:
+            break
+        keys = nxt
+    if not handles:
+        return None
+    layers = layers_by_source(checked)
+    for handle in handles:
+        layer = layers.get(handle)
+        if layer is not None:
+            return layer
+    return None
+
+
+def _layers_by_handle(checked) -> dict:
+    """id(variable handle) -> the innermost Keras layer owning it, for the layers and
+    models the user's frames hold (locals, and module globals)."""
+    from gradcheck.trace import _tf
+
+    classes = tuple(_tf.keras_layer_classes())
+    call = checked.call
+    frame = getattr(call, "_caller", None)
+    if not classes or frame is None:
+        return {}
+    from gradcheck.trace import frames
+
+    roots, seen = [], set()
+    depth = 0
+    while frame is not None and depth < 40:
+        scopes = [frame.f_locals]
+        if frames.is_user_file(frame.f_code.co_filename):
+            scopes.append(frame.f_globals)
+        for scope in scopes:
+            for value in list(scope.values()):
+                if isinstance(value, classes) and id(value) not in seen:
+                    seen.add(id(value))
+                    roots.append(value)
+        frame, depth = frame.f_back, depth + 1
+    out: dict = {}
+    for root in roots:
+        try:
+            layers = list(root._flatten_layers(include_self=True, recursive=True))
+        except Exception:  # noqa: BLE001 - not a standard layer
+            layers = [root]
+        for layer in layers:
+            own = list(getattr(layer, "_trainable_variables", None) or getattr(layer, "_trainable_weights", None) or [])
+            own += list(getattr(layer, "_non_trainable_variables", None) or [])
+            for variable in own:
+                try:
+                    out[id(_tf.handle_of(variable))] = layer  # deeper layers come later and win
+                except (AttributeError, ValueError, TypeError):
+                    continue
+    return out

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable
 
 from gradcheck import notebook
 from gradcheck.findings import ERROR, CheckError, FileResult
-from gradcheck.trace import frames
+from gradcheck.trace import degenerate, frames
 from gradcheck.trace.hooks import tracing
 from gradcheck.trace.session import Session, StopCheck
 
@@ -33,6 +33,7 @@ def run_file(
     on_progress: Callable[[FileResult], None] | None = None,
     want_graph: bool = False,
     show_traceback: bool = False,
+    check_custom_gradients: bool = False,
 ) -> FileResult:
     """Run ``path`` as ``__main__`` (like ``python path``), or import it and check what
     ``function()`` returns, with the tracer installed. ``on_progress`` gets the result so
@@ -63,6 +64,7 @@ def run_file(
     _import_legacy_keras(abspath)
     try:
         with tracing(session):
+            degenerate.configure(session, check_custom_gradients=check_custom_gradients)  # GC301 is opt-in
             if function is None and notebook.is_notebook(abspath):
                 _run_notebook(abspath)
             elif function is None:
@@ -77,7 +79,7 @@ def run_file(
     except KeyboardInterrupt:
         raise
     except BaseException as error:  # noqa: BLE001 - every failure becomes a one-line reason
-        _script_failed(result, session, error, abspath)
+        _script_failed(result, session, error, abspath, shown)
         if show_traceback and result.error is not None:
             traceback.print_exception(error, file=sys.stderr)  # `gradcheck -v` shows it
     finally:
@@ -168,7 +170,7 @@ def _is_model(value: object) -> bool:
     return hasattr(value, "train_step") and hasattr(value, "trainable_variables")
 
 
-def _script_failed(result: FileResult, session: Session, error: BaseException, abspath: str) -> None:
+def _script_failed(result: FileResult, session: Session, error: BaseException, abspath: str, shown: str) -> None:
     from gradcheck.trace.escape import graph_escape_finding
 
     escape = graph_escape_finding(session, error)
@@ -180,7 +182,7 @@ def _script_failed(result: FileResult, session: Session, error: BaseException, a
         return
     if session.gradient_calls and session.findings:
         return  # it failed after the checked step; the findings stand
-    result.error = CheckError("GC901", one_line_reason(error))
+    result.error = CheckError("GC901", one_line_reason(error, {abspath: shown}))
 
 
 def _exit_reason(exit_: SystemExit, abspath: str) -> CheckError:
@@ -189,7 +191,8 @@ def _exit_reason(exit_: SystemExit, abspath: str) -> CheckError:
         return CheckError(
             "GC901",
             f"the script needs command-line arguments (argparse exited with {code!r}); gradcheck runs it as "
-            f"`python {os.path.basename(abspath)}`: give the arguments defaults, or check a function with FILE::build",
+            f"`python {os.path.basename(abspath)}`: pass them after `--` (`gradcheck {os.path.basename(abspath)} -- "
+            "--epochs 1`), give them defaults, or check a function with FILE::build",
         )
     if code in (None, 0):
         return CheckError("GC902", f"the script exited (sys.exit({code!r})) before computing any gradient")
@@ -199,12 +202,13 @@ def _exit_reason(exit_: SystemExit, abspath: str) -> CheckError:
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
-def one_line_reason(error: BaseException) -> str:
-    """``ValueError: bad shape (at train.py:12)``: the exception and the user's line."""
+def one_line_reason(error: BaseException, shown: dict[str, str] | None = None) -> str:
+    """``ValueError: bad shape (at train.py:12)``: the exception and the user's line.
+    ``shown`` maps absolute paths to the paths the user gave (a notebook's cells follow)."""
     where = ""
     for frame, lineno in traceback.walk_tb(error.__traceback__):
         if frames.is_user_file(frame.f_code.co_filename):
-            where = f" (at {os.path.relpath(frame.f_code.co_filename)}:{lineno})"
+            where = f" (at {_shown_path(frame.f_code.co_filename, shown or {})}:{lineno})"
     # the whole message on one line: Keras errors put the cause on their later lines
     text = " ".join(line.strip() for line in _ANSI.sub("", str(error)).splitlines() if line.strip())
     if len(text) > 2000:
@@ -216,6 +220,15 @@ def one_line_reason(error: BaseException) -> str:
     if isinstance(error, EOFError):
         return f"the script reads standard input, which is empty under gradcheck{where}"
     return f"the script raised {type(error).__name__}: {text}{where}".rstrip(": ")
+
+
+def _shown_path(filename: str, shown: dict[str, str]) -> str:
+    if filename in shown:
+        return shown[filename]
+    cell = notebook.split_cell_path(filename)
+    if cell is not None and cell[0] in shown:
+        return notebook.cell_path(shown[cell[0]], cell[1])
+    return os.path.relpath(filename)
 
 
 def _no_gradient_message(abspath: str, function: str | None) -> str:

@@ -70,6 +70,17 @@ class Origin:
     def created_in(self, graph) -> bool:
         return any(ref() is graph for ref in self.graphs)
 
+    def location(self) -> frames.Location | None:
+        """The user's line that created the variable. Created while autograph's copy of a
+        function ran (a layer built lazily inside ``fit``, TF 2.16's tf_keras), the live
+        frames skip the user's converted code; the trace's frames, mapped back, do not."""
+        live = frames.site_location(self.site) if self.site is not None else None
+        if self.trace_frames:
+            inner = self.trace_frames[0]
+            if live is None or (inner.path, inner.line) != (live.path, live.line):
+                return frames.line_location(inner.path, inner.line)
+        return live
+
 
 _NEXT_TAPE_ID = 0
 

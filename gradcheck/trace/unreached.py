@@ -155,8 +155,8 @@ def _unused_finding(ctx: Context, source: Source, reach: set[int]) -> Finding:
     else:
         finding.notes.append(f"{source.name} is never read while the tape records")
     origin = ctx.session.variable_origin(source.value) if source.is_variable else None
-    if origin is not None and origin.site is not None:
-        created = frames.site_location(origin.site)
+    created = origin.location() if origin is not None else None
+    if created is not None:
         finding.notes.append(f"{source.name} is created at {_where(ctx, created)}")
         hint = sourcemap.unread_attribute_hint(created.path, created.line)
         if hint:

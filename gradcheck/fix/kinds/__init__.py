@@ -1,0 +1,1 @@
+"""One module per patch kind; each registers itself with ``gradcheck.fix.registry``."""

@@ -1,0 +1,291 @@
+"""GC201 zero-gradient: the gradient arrives, and it is identically zero."""
+
+from __future__ import annotations
+
+from gradcheck.rules._base import Example, Rule
+
+
+class ZeroGradient(Rule):
+    code = "GC201"
+    name = "zero-gradient"
+    severity = "warning"
+    summary = "A variable's gradient arrives but is identically zero on the checked batch, for a structural reason."
+    message = "{reason}: {variables} {get} an all-zero gradient"
+    what = """
+Finds variables whose gradient is not None but exactly zero in every element on the first
+checked step, and the op where it became zero: walking back from the loss, the first op
+whose output gradient is nonzero while its input's gradient is zero. It names why that op
+lets nothing through:
+
+- a ReLU dead on the whole batch (every input ≤ 0);
+- a softmax, sigmoid or tanh saturated on the whole batch (outputs exactly 0 or 1), often
+  then clipped by a loss that expects probabilities (`from_logits=False`);
+- a clip, `tf.maximum`/`tf.minimum`, or a `tf.where` whose condition never selects the
+  branch the variables are on;
+- a factor that is zero: an all-zero mask, a multiplication by a constant 0, or a weight
+  that is zero and never receives a gradient itself (everything zero-initialised);
+- two paths whose gradients cancel exactly (the log-probability of a reparameterised
+  sample taken with respect to the distribution's own parameters);
+- a `tf.while_loop` / `TensorArray` in a traced function whose body cuts the value: graph
+  mode gives zeros there, not None.
+
+Only structural zeros are reported: the zero must survive a 1% perturbation of the op's
+input, and must not come from the batch itself (an all-zero input batch is chance). A
+weight initialised to zero that does get a gradient (LoRA's `B`, ReZero's `alpha`) is not
+reported: the first update moves it.
+"""
+    why = """
+A zero gradient is silent: no error, no warning, `None` nowhere; the optimizer applies a
+zero update and the variables never move. The loss stays flat (`16.1181` for a
+categorical cross-entropy clipping a saturated softmax at `1e-7`), or only part of the
+network learns. `unconnected_gradients=ZERO` produces the same symptom on purpose; that case
+is reported as the GC1xx cause it hides, never as GC201.
+"""
+    example = """
+model = keras.Sequential([
+    keras.Input((20,)),
+    keras.layers.Dense(10, activation="softmax"),  # saturates with large inputs
+])
+model.compile(loss="categorical_crossentropy", optimizer="adam")
+model.fit(x * 1000.0, y)  # loss stuck at 16.1181: every clipped probability has zero gradient
+"""
+    use_instead = """
+model = keras.Sequential([keras.Input((20,)), keras.layers.Dense(10)])  # logits
+model.compile(loss=keras.losses.CategoricalCrossentropy(from_logits=True), optimizer="adam")
+model.fit(x / x.std(), y)
+"""
+    fix = (
+        "Find why the marked op passes no gradient on this batch and remove the cause: keep the path "
+        "differentiable where the loss needs it (no hard mask, clip or saturated activation on the whole path)."
+    )
+    fix_variants = {
+        "dead-relu": (
+            "A ReLU dead on the whole batch",
+            "Bring the pre-activations back to both signs: normalise the inputs, fix a large negative bias or "
+            "initialiser (use `he_normal` and zero biases), lower the learning rate, or use a leaky activation "
+            "(`keras.layers.LeakyReLU`, `activation='gelu'`).",
+        ),
+        "saturated": (
+            "A saturated softmax/sigmoid/tanh",
+            "Do not squash before the loss: output logits (no activation on the last layer) and use a loss that "
+            "takes them (`from_logits=True`, `tf.nn.softmax_cross_entropy_with_logits`, "
+            "`tf.nn.sigmoid_cross_entropy_with_logits`); normalise the inputs or lower the initial weights so "
+            "the logits are not in the hundreds.",
+        ),
+        "saturated-clipped": (
+            "A saturated softmax/sigmoid whose outputs a probability loss clips",
+            "Compute the loss from logits, not from clipped probabilities: return the logits (drop the final "
+            "{act}, or `activation='{act}'` on the last layer) and use a loss that takes them "
+            "(`keras.losses.CategoricalCrossentropy(from_logits=True)`, `BinaryCrossentropy(from_logits=True)`, "
+            "`tf.nn.softmax_cross_entropy_with_logits`, `tf.nn.sigmoid_cross_entropy_with_logits`); a log-space "
+            "loss never clips. Normalise the inputs too (pixels / 255).",
+        ),
+        "clipped": (
+            "A clip that cuts every value",
+            "Clip only where you mean to (the clip range may be wrong, or the values far outside it): use a "
+            "smooth bound (`tf.nn.softplus`, `tf.tanh` scaling) or apply the clip after the loss's gradient "
+            "needs the value.",
+        ),
+        "masked": (
+            "A tf.where whose condition never selects the branch",
+            "Check the condition (a wrong comparison, threshold or dtype makes it constant); if the masked "
+            "branch is meant to train, make sure some elements select it, or weight the loss instead of masking.",
+        ),
+        "zero-mask": (
+            "A mask that is zero everywhere",
+            "Check how the mask is built (a wrong comparison, an integer cast that truncates to 0, a one-hot with "
+            "the wrong depth or indices); a mask that is all zero on every batch trains nothing.",
+        ),
+        "zero-constant": (
+            "A multiplication by a constant zero",
+            "Remove the zero factor (a loss weight of 0, `0 *` left from debugging), or drop the term from the "
+            "loss if it is not meant to train.",
+        ),
+        "zero-weight": (
+            "A zero weight that never gets a gradient",
+            "Do not zero-initialise every weight of a chain: use the layer's default initialiser (`glorot_uniform`, "
+            "`he_normal`) for all but at most one factor, and make sure the zero one ({weight}) is trained.",
+        ),
+        "cancel": (
+            "Two paths whose gradients cancel",
+            "Stop the gradient on one path: for the log-probability of a reparameterised sample, take it on "
+            "`tf.stop_gradient(sample)` (a score-function term) or train through the sample's other uses "
+            "(the critic in SAC); with TensorFlow Probability, use `dist.sample()` for the pathwise term and "
+            "`dist.log_prob(tf.stop_gradient(action))` for the likelihood.",
+        ),
+        "loop": (
+            "A while loop / TensorArray that cuts the value",
+            "Keep the loop's carried value differentiable: write the model's output itself into the "
+            "TensorArray (`ta = ta.write(i, y)`, and keep the returned `ta`), return the accumulated tensor "
+            "from the loop instead of rebuilding it from Python values, and avoid `tf.stop_gradient`, integer "
+            "casts or `.numpy()` inside the body.",
+        ),
+    }
+    doc_fields = {"act": "softmax", "weight": "dense/kernel"}
+    references = (
+        "https://www.tensorflow.org/api_docs/python/tf/keras/losses/CategoricalCrossentropy",
+        "https://www.tensorflow.org/api_docs/python/tf/where",
+        "https://github.com/keras-team/keras/issues/2194",
+    )
+    call_names = {
+        "Relu": ("relu", "Dense", "Conv2D", "Activation"),
+        "Softmax": ("softmax", "Dense", "Activation"),
+        "Sigmoid": ("sigmoid", "Dense", "Activation"),
+        "Maximum": ("maximum", "clip_by_value", "clip"),
+        "Minimum": ("minimum", "clip_by_value", "clip"),
+        "SelectV2": ("where",),
+        "While": ("while_loop",),
+    }
+
+    invalid = (
+        Example(
+            "a ReLU layer dead on the whole batch (eager)",
+            "eager",
+            """\
+import keras
+import numpy as np
+import tensorflow as tf
+
+model = keras.Sequential(
+    [
+        keras.Input((8,)),
+        keras.layers.Dense(16, activation="relu", bias_initializer=keras.initializers.Constant(-20.0)),  # expect: GC201
+        keras.layers.Dense(1),
+    ]
+)
+optimizer = keras.optimizers.SGD(0.01)
+x = np.random.rand(32, 8).astype("float32")
+y = np.random.rand(32, 1).astype("float32")
+with tf.GradientTape() as tape:
+    loss = tf.reduce_mean(tf.square(model(x) - y))
+grads = tape.gradient(loss, model.trainable_variables)
+optimizer.apply_gradients(zip(grads, model.trainable_variables))
+""",
+        ),
+        Example(
+            "a saturated sigmoid clipped by a hand-written cross-entropy (model.fit)",
+            "fit",
+            """\
+import keras
+import numpy as np
+import tensorflow as tf
+
+
+def binary_crossentropy(y_true, y_pred):
+    p = tf.clip_by_value(y_pred, 1e-7, 1.0 - 1e-7)
+    return -tf.reduce_mean(y_true * tf.math.log(p) + (1.0 - y_true) * tf.math.log(1.0 - p))
+
+
+model = keras.Sequential(
+    [
+        keras.Input((20,)),
+        keras.layers.Dense(1, activation="sigmoid", bias_initializer=keras.initializers.Constant(40.0)),  # expect: GC201
+    ]
+)
+model.compile(optimizer="adam", loss=binary_crossentropy)
+x = np.random.rand(64, 20).astype("float32")
+y = np.random.randint(0, 2, size=(64, 1)).astype("float32")
+model.fit(x, y, epochs=2, verbose=0)
+""",
+        ),
+        Example(
+            "a tf.where that never selects the trained branch (tf.function)",
+            "tf.function",
+            """\
+import keras
+import numpy as np
+import tensorflow as tf
+
+net = keras.Sequential([keras.Input((4,)), keras.layers.Dense(1)])
+optimizer = keras.optimizers.Adam(1e-3)
+
+
+@tf.function
+def train_step(x, y):
+    with tf.GradientTape() as tape:
+        pred = net(x)[:, 0]
+        error = tf.where(y > 10.0, pred - y, tf.zeros_like(y))  # expect: GC201
+        loss = tf.reduce_mean(tf.square(error))
+    grads = tape.gradient(loss, net.trainable_variables)
+    optimizer.apply_gradients(zip(grads, net.trainable_variables))
+    return loss
+
+
+for _ in range(3):
+    train_step(np.random.rand(16, 4).astype("float32"), np.random.rand(16).astype("float32"))
+""",
+        ),
+    )
+    valid = (
+        Example(
+            "a batch the model already fits exactly: zero by chance, not by structure (eager)",
+            "eager",
+            """\
+import keras
+import numpy as np
+import tensorflow as tf
+
+model = keras.Sequential([keras.Input((3,)), keras.layers.Dense(2)])  # the bias starts at zero
+x = np.zeros((4, 3), "float32")  # so the prediction is zero on this batch ...
+y = np.zeros((4, 2), "float32")  # ... and so is the target: every gradient is zero here
+with tf.GradientTape() as tape:
+    loss = tf.reduce_mean(tf.square(model(x) - y))
+grads = tape.gradient(loss, model.trainable_variables)
+""",
+        ),
+        Example(
+            "logits with a from_logits loss (model.fit)",
+            "fit",
+            """\
+import keras
+import numpy as np
+
+model = keras.Sequential([keras.Input((20,)), keras.layers.Dense(10)])
+model.compile(optimizer="adam", loss=keras.losses.CategoricalCrossentropy(from_logits=True))
+x = np.random.rand(64, 20).astype("float32")
+y = keras.utils.to_categorical(np.random.randint(0, 10, size=64), 10)
+model.fit(x, y, epochs=2, verbose=0)
+""",
+        ),
+        Example(
+            "a LoRA adapter whose B starts at zero: A's first gradient is zero, but B trains (eager)",
+            "eager",
+            """\
+import numpy as np
+import tensorflow as tf
+
+base = tf.constant(np.random.rand(8, 4).astype("float32"))
+lora_a = tf.Variable(tf.random.normal([8, 2]), name="lora_a")
+lora_b = tf.Variable(tf.zeros([2, 4]), name="lora_b")
+x = np.random.rand(16, 8).astype("float32")
+y = np.random.rand(16, 4).astype("float32")
+with tf.GradientTape() as tape:
+    pred = tf.matmul(x, base) + tf.matmul(tf.matmul(x, lora_a), lora_b)
+    loss = tf.reduce_mean(tf.square(pred - y))
+grads = tape.gradient(loss, [lora_a, lora_b])
+""",
+        ),
+        Example(
+            "a padding mask that keeps some elements (tf.function)",
+            "tf.function",
+            """\
+import keras
+import numpy as np
+import tensorflow as tf
+
+net = keras.Sequential([keras.Input((4,)), keras.layers.Dense(1)])
+
+
+@tf.function
+def train_step(x, y, mask):
+    with tf.GradientTape() as tape:
+        pred = net(x)[:, 0]
+        loss = tf.reduce_sum(tf.square(pred - y) * mask) / tf.reduce_sum(mask)
+    return tape.gradient(loss, net.trainable_variables)
+
+
+mask = np.array([1.0] * 10 + [0.0] * 6, dtype="float32")
+train_step(np.random.rand(16, 4).astype("float32"), np.random.rand(16).astype("float32"), mask)
+""",
+        ),
+    )

@@ -1,0 +1,196 @@
+"""GC301 custom-gradient-mismatch: a tf.custom_gradient that disagrees with finite
+differences of its own forward function (opt-in: ``--check-custom-gradients``)."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from gradcheck.rules._base import Example, Rule
+
+
+class CustomGradientMismatch(Rule):
+    code = "GC301"
+    name = "custom-gradient-mismatch"
+    severity = "error"
+    summary = "A `tf.custom_gradient` disagrees with central finite differences of its forward function."
+    message = (
+        "the custom gradient of `{function}` disagrees with finite differences for input `{arg}` "
+        "({error}): {variables} {get} a wrong gradient"
+    )
+    what = """
+Opt-in (`gradcheck --check-custom-gradients`, `check_step(..., check_custom_gradients=True)`):
+for each `tf.custom_gradient` whose output reaches the loss, compares the gradient it
+returns with central finite differences of its forward function, with
+`tf.test.compute_gradient`, on the values the checked batch gave it. Each float input is
+checked along six random directions with random output weights (so a gradient that
+ignores the upstream gradient `dy` is caught too), and reported when the directional
+derivatives, taken together, differ by more than 10%; the finding points at the gradient
+function and names the function, the input and the relative error.
+
+A forward function that jumps (`tf.round`, `tf.sign`: finite differences at two step sizes
+disagree) or is flat in every direction while its custom gradient is not (a straight-through
+estimator) is a deliberate surrogate: finite differences cannot judge it, and it is not
+reported. A gradient of the wrong shape (a per-sample gradient for a parameter, a scalar
+for a vector) is reported whatever its values. A gradient reversal layer (`lambda dy: -dy`) is deliberate too: silence it with
+`# noqa: GC301` on its gradient function.
+"""
+    why = """
+A custom gradient is code TensorFlow trusts blindly: a sign error, a missing factor, a
+forgotten `dy *` or a wrong axis trains the model along a direction that is not the
+gradient. Nothing fails; the loss just does not go down as it should, or goes down for the
+wrong reason, and the bug survives every shape check.
+"""
+    example = """
+@tf.custom_gradient
+def log1pexp(x):
+    e = tf.exp(x)
+
+    def grad(dy):
+        return 1 - 1 / (1 + e)  # forgets dy: wrong whenever the upstream gradient is not 1
+
+    return tf.math.log(1 + e), grad
+"""
+    use_instead = """
+@tf.custom_gradient
+def log1pexp(x):
+    e = tf.exp(x)
+
+    def grad(dy):
+        return dy * (1 - 1 / (1 + e))
+
+    return tf.math.log(1 + e), grad
+"""
+    fix = (
+        "Derive the gradient of `{function}` again for input `{arg}`: it must return `dy` times the derivative "
+        "of the forward result (the vector-Jacobian product), with the input's shape; check it with "
+        "`tf.test.compute_gradient`. If the difference is deliberate (a straight-through estimator, a gradient "
+        "reversal), mark the gradient function with `# noqa: GC301`."
+    )
+    doc_fields = {"function": "log1pexp", "arg": "x"}
+    references = (
+        "https://www.tensorflow.org/api_docs/python/tf/custom_gradient",
+        "https://www.tensorflow.org/api_docs/python/tf/test/compute_gradient",
+    )
+    #: Options the examples run with (GC301 is opt-in).
+    run_options: ClassVar[dict] = {"check_custom_gradients": True}
+
+    invalid = (
+        Example(
+            "a custom gradient that forgets the upstream gradient dy (eager)",
+            "eager",
+            """\
+import keras
+import numpy as np
+import tensorflow as tf
+
+
+@tf.custom_gradient
+def log1pexp(x):
+    e = tf.exp(x)
+
+    def grad(dy):  # expect: GC301
+        return 1 - 1 / (1 + e)
+
+    return tf.math.log(1 + e), grad
+
+
+model = keras.Sequential([keras.Input((3,)), keras.layers.Dense(4)])
+x = np.random.rand(8, 3).astype("float32")
+with tf.GradientTape() as tape:
+    loss = tf.reduce_mean(tf.square(log1pexp(model(x)) - 1.0))
+grads = tape.gradient(loss, model.trainable_variables)
+""",
+        ),
+        Example(
+            "a hand-written swish gradient missing a term (tf.function)",
+            "tf.function",
+            """\
+import keras
+import numpy as np
+import tensorflow as tf
+
+
+@tf.custom_gradient
+def swish(x):
+    s = tf.sigmoid(x)
+
+    def grad(dy):  # expect: GC301
+        return dy * s  # forgets x * s * (1 - s)
+
+    return x * s, grad
+
+
+dense = keras.layers.Dense(4)
+dense.build((None, 3))
+
+
+@tf.function
+def train_step(x):
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_mean(tf.square(swish(dense(x))))
+    return tape.gradient(loss, dense.trainable_variables)
+
+
+train_step(np.random.randn(8, 3).astype("float32"))
+""",
+        ),
+    )
+    valid = (
+        Example(
+            "the correct log1pexp gradient (eager)",
+            "eager",
+            """\
+import keras
+import numpy as np
+import tensorflow as tf
+
+
+@tf.custom_gradient
+def log1pexp(x):
+    e = tf.exp(x)
+
+    def grad(dy):
+        return dy * (1 - 1 / (1 + e))
+
+    return tf.math.log(1 + e), grad
+
+
+model = keras.Sequential([keras.Input((3,)), keras.layers.Dense(4)])
+x = np.random.rand(8, 3).astype("float32")
+with tf.GradientTape() as tape:
+    loss = tf.reduce_mean(tf.square(log1pexp(model(x)) - 1.0))
+grads = tape.gradient(loss, model.trainable_variables)
+""",
+        ),
+        Example(
+            "a straight-through estimator around tf.round is a deliberate surrogate (tf.function)",
+            "tf.function",
+            """\
+import keras
+import numpy as np
+import tensorflow as tf
+
+
+@tf.custom_gradient
+def round_ste(x):
+    def grad(dy):
+        return dy
+
+    return tf.round(x), grad
+
+
+dense = keras.layers.Dense(4)
+dense.build((None, 3))
+
+
+@tf.function
+def train_step(x, y):
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_mean(tf.square(round_ste(dense(x) * 4.0) - y))
+    return tape.gradient(loss, dense.trainable_variables)
+
+
+train_step(np.random.randn(8, 3).astype("float32"), np.random.randn(8, 4).astype("float32"))
+""",
+        ),
+    )

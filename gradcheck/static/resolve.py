@@ -1,0 +1,240 @@
+"""Name resolution: what a name or an attribute refers to, from the scopes, the file's
+imports and its classes (``self.<attr>`` set in a method), and what a name says when the
+file does not bind it (``model``, ``tape``).
+"""
+
+from __future__ import annotations
+
+import ast
+from types import SimpleNamespace
+
+from gradcheck.static import catalog
+from gradcheck.static.names import canonical, dotted
+from gradcheck.static.scope import (
+    LIBRARY,
+    FuncRef,
+    Instance,
+    Scope,
+    TapeRef,
+    from_library,
+    model_name,
+    opaque,
+    tape_name,
+)
+from gradcheck.static.values import EMPTY, LIVE, UNSEEN, Value, join
+
+#: Attributes that describe a tensor rather than compute from its values.
+_METADATA = frozenset(("shape", "dtype", "ndim", "name", "device", "rank", "graph", "op"))
+#: Attributes of a model that read its variables.
+MODEL_VARIABLES = frozenset(
+    ("trainable_variables", "trainable_weights", "variables", "weights", "non_trainable_variables")
+)
+#: A layer's attributes that are its variables (sources such as ``layer.kernel``).
+_LAYER_WEIGHTS = frozenset(("kernel", "bias", "embeddings", "recurrent_kernel", "gamma", "beta"))
+
+
+_UNSEEN_VALUE = Value(flow={UNSEEN: LIVE})
+#: Methods that run once, when a layer is made or built: their whole body is followed.
+_CONSTRUCTORS = frozenset(("__init__", "build"))
+
+
+class Resolver:
+    """The name-resolution part of the interpreter (a mixin of ``Interpreter``)."""
+
+    def qualname(self, node: ast.AST, scope: Scope) -> str | None:
+        """The library path a ``Name``/``Attribute`` chain refers to, honouring local names."""
+        parts = dotted(node)
+        if parts is None:
+            return None
+        head = parts[0]
+        bound = scope.lookup(head)
+        if bound is not None:
+            if bound.qual is None:
+                return None
+            return canonical(".".join([bound.qual, *parts[1:]]))
+        qual = self.program.aliases.resolve(parts)
+        if qual is not None:
+            return qual
+        if head in catalog.BUILTIN_NAMES and len(parts) == 1:
+            return f"builtins.{head}"
+        return None
+
+    def _name(self, node: ast.Name, scope: Scope) -> Value:
+        value = scope.lookup(node.id)
+        if value is not None:
+            return self.with_assigned(value) if self.assigned else value
+        qual = self.qualname(node, scope)
+        if qual is not None:
+            return Value(qual=qual)
+        return self.unknown_name(node.id)
+
+    def unknown_name(self, name: str) -> Value:
+        """A name the file does not bind here (a parameter, a global of another module)."""
+        if tape_name(name):
+            return Value(ref=TapeRef(None))
+        if model_name(name):
+            self.program.kinds.setdefault(name, "model")
+            self.program.guessed.add(name)
+            return Value(models=frozenset((name,)))
+        return EMPTY
+
+    def _attribute(self, node: ast.Attribute, scope: Scope) -> Value:
+        parts = dotted(node)
+        if parts is not None:
+            bound = scope.lookup(".".join(parts))
+            if bound is not None:
+                return self.with_assigned(bound) if self.assigned else bound
+            qual = self.qualname(node, scope)
+            if qual is not None:
+                return Value(qual=qual)
+        base = self.eval(node.value, scope)
+        if node.attr in MODEL_VARIABLES and opaque(base):
+            base = self._guess_model(node.value, base)
+        found = self.attribute(base, node.attr)
+        return self.with_assigned(found) if self.assigned else found
+
+    def _guess_model(self, node: ast.AST, value: Value) -> Value:
+        """A value the file cannot see into (``gen = pix2pix.unet_generator()``), named like
+        a model: taken as one, named as written."""
+        parts = dotted(node)
+        if parts is None or not model_name(parts[-1]):
+            return value
+        name = ".".join(parts)
+        self.program.kinds.setdefault(name, "model")
+        self.program.guessed.add(name)
+        return Value(models=frozenset((name,)))
+
+    def attribute(self, base: Value, attr: str) -> Value:
+        if attr in _METADATA:
+            return EMPTY
+        if base.fields and attr in base.fields:
+            return base.fields[attr]
+        ref = base.ref
+        if isinstance(ref, Instance):
+            found = self.instance_attribute(base, ref, attr)
+            if found is not None:
+                return found
+        if base.models:
+            if attr == "layers":
+                return self._layers_of(base)
+            if attr in MODEL_VARIABLES:
+                return Value(flow=dict.fromkeys(base.models, LIVE), models=base.models, container=True)
+            if attr in _LAYER_WEIGHTS:
+                return Value(flow={f"{m}.{attr}": LIVE for m in base.models})
+            return EMPTY
+        if base.qual is not None:
+            return Value(qual=f"{base.qual}.{attr}")
+        if isinstance(ref, TapeRef):
+            return EMPTY
+        return Value(flow=base.flow, ref=LIBRARY if from_library(ref) else None)
+
+    def _layers_of(self, model: Value) -> Value:
+        """``model.layers``: a ``Sequential``'s own layers, named as its calls name them; of
+        another model, some layer of it (calling one is not calling the whole model)."""
+        program = self.program
+        flow = dict.fromkeys(model.models, LIVE)
+        if len(model.models) == 1:
+            (token,) = model.models
+            layers = program.sequential.get(token)
+            if layers is not None:
+                items = tuple(
+                    program.layer_of(token, index, layer)
+                    for index, layer in enumerate(layers)
+                    if layer.models or layer.ref is not None
+                )
+                return Value(flow=flow, items=items, element=join(items) if items else None, container=True)
+        some = frozenset(f"{m}.layers" for m in model.models)
+        for name in some:
+            program.kinds.setdefault(name, "model")
+        return Value(flow=flow, element=Value(models=some), container=True)
+
+    def instance_attribute(self, base: Value, instance: Instance, attr: str) -> Value | None:
+        """A method (bound) or an attribute set as ``self.<attr> = ...`` in the class."""
+        program = self.program
+        method = program.find_method(instance.cls, attr)
+        if method is not None:
+            closure = program.module_scope
+            if any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in method.decorator_list):
+                return Value(ref=FuncRef(method, closure))
+            ref = FuncRef(method, closure, self_value=base)
+            if any(isinstance(d, ast.Name) and d.id == "property" for d in method.decorator_list):
+                return self.call_function(ref, [], {}, None)
+            return Value(ref=ref)
+        prefix = min(base.models) if base.models else instance.prefix
+        key = (id(instance.cls), attr, prefix)
+        cache = program.class_attrs
+        if key in cache:
+            return cache[key]
+        cache[key] = None  # cycles
+        values = program.attribute_assignments(instance.cls, attr)
+        if not values:
+            return None
+        name = f"{prefix}.{attr}"
+        model = program.model_like(instance.cls)
+        found_values = []
+        ran: set[int] = set()
+        for value, method in values:
+            if getattr(method, "name", "") in _CONSTRUCTORS:
+                if id(method) not in ran:
+                    ran.add(id(method))
+                    found_values.append(self._method_writes(method, model, base, prefix).get(attr, EMPTY))
+            else:
+                interp = self._construction(method, model, value)
+                found_values.append(interp.eval(value, self._method_scope(method, base)))
+        found = join(program.rename(v, name) for v in found_values)
+        if not found.models and not found.flow and found.ref is None and model_name(attr):
+            program.kinds.setdefault(name, "model")
+            found = Value(models=frozenset((name,)))
+        cache[key] = found
+        return found
+
+    def _method_writes(self, method: ast.AST, model: bool, base: Value, prefix: str) -> dict[str, Value]:
+        """What ``__init__`` (or ``build``) leaves in each ``self.<attr>``, from a run of its
+        whole body (its parameters unknown): its local values are known, so that
+        ``x = Dense(8)(inputs); self.model = keras.Model(inputs, x)`` or
+        ``k = K.concatenate([w1, w2]); self.kernels.append(k)`` are followed. Once per
+        method and instance."""
+        program = self.program
+        key = (id(method), prefix)
+        found = program.method_runs.get(key)
+        if found is not None:
+            return found
+        program.method_runs[key] = {}  # cycles: an attribute read while it runs is unknown
+        interp = self._construction(method, model, None)
+        interp.owner_prefix = prefix
+        scope = self._method_scope(method, base)
+        interp.region = method
+        interp.exec_block(method.body, scope)
+        writes: dict[str, list[Value]] = {}
+        for attr, values in interp.attribute_writes.items():
+            writes.setdefault(attr, []).extend(values)
+        for name, value in scope.vars.items():
+            if name.startswith("self.") and name.count(".") == 1:
+                writes.setdefault(name[5:], []).append(value)  # as the method left it (``append``s)
+        found = {attr: join(values) for attr, values in writes.items()}
+        program.method_runs[key] = found
+        return found
+
+    def _construction(self, method: ast.AST, model: bool, value: ast.AST | None):
+        """The interpreter that evaluates ``self.x = <value>`` out of its call: what
+        ``__init__`` (and a layer's ``build``) compute runs once, before any tape (GC109)."""
+        name = getattr(method, "name", "")
+        once = name == "__init__" or (model and name == "build")
+        interp = type(self)(self.program, construction=once)
+        interp.method = name
+        if value is not None:
+            interp.statement = SimpleNamespace(value=value)  # GC109 names the whole right-hand side
+        return interp
+
+    def _method_scope(self, method: ast.AST, instance: Value) -> Scope:
+        """Where ``self.x = <value>`` is evaluated: its method's parameters are unknown there
+        (``self.model = model`` must not find a module global ``model``), and may hold what
+        this analysis does not see."""
+        scope = Scope(self.program.module_scope)
+        spec = method.args
+        for param in (*spec.posonlyargs, *spec.args, *spec.kwonlyargs, spec.vararg, spec.kwarg):
+            if param is not None:
+                value = self.unknown_name(param.arg)
+                scope.vars[param.arg] = value if value is not EMPTY else _UNSEEN_VALUE
+        scope.vars["self"] = instance
+        return scope

@@ -1,0 +1,407 @@
+"""From what the interpreter found to findings: the rules of the static engine.
+
+A ``Check`` is one gradient request (``tape.gradient``, a compiled loss, a trained
+functional model): its target's flow and its sources. A cut is reported when every path
+from a source's origins to the target goes through non-differentiable sites (GC101-GC107,
+GC109, GC113); one finding per culprit site, naming every source it starves.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections import defaultdict
+
+from gradcheck.findings import Finding
+from gradcheck.rules import get_rule
+from gradcheck.static import catalog
+from gradcheck.static.program import Check, Program, binding_line, callee_text
+from gradcheck.static.scope import StateRef
+from gradcheck.static.values import FRESH, UNSEEN, Site, has_live, real
+
+#: Attributes that list every variable of a model, the non-trainable ones included.
+_ALL_VARIABLES = frozenset(("variables", "weights", "non_trainable_variables", "non_trainable_weights"))
+
+STATIC_NOTE = "found by the static engine, which reads the code without running it"
+
+
+def findings(program: Program, checks: list[Check], path: str) -> list[Finding]:
+    starved: dict[Site, set[str]] = defaultdict(set)  # culprit -> sources it starves
+    through: dict[Site, tuple[str, Check, int]] = {}  # culprit -> (an origin, its check, its cut count)
+    for check in checks:
+        target = {o: c for o, c in check.target.flow.items() if real(o)}
+        # A source is a model, or a variable or watched tensor as such: a tensor computed
+        # from a variable (``x2 = tf.Variable(2.0) + 1.0``) is not one (that is GC110's).
+        sources = {s for s, cuts in check.sources.flow.items() if not cuts and real(s)}
+        sources |= set(check.sources.models)
+        # Causes in the sources themselves (an integer dtype, a plain tensor, non-trainable
+        # variables): the trace engine names them before looking for a path.
+        done = _source_causes(program, check, sources, starved, through)
+        sources -= done
+        if not target:
+            continue
+        groups = []
+        opaque = not sources and not done  # what the sources hold is unknown here
+        for source in sorted(sources):
+            related = [o for o in target if program.related(source, o, check)]
+            groups.append((source, related))
+            # A parameter passed as the sources may be a variable read here, or the variables
+            # of a model called here (``backprop(x, y, model.trainable_variables)``).
+            opaque = opaque or (not related and source in program.opaque)
+        if opaque and not has_live(check.target.flow):
+            # Sources unknown and no origin reaches the target: whatever was asked gets nothing.
+            # A live unseen value (a model this context cannot resolve) may be the path.
+            groups += [(origin, [origin]) for origin in target]
+        for source, related in groups:
+            for unit in _units(source, related):
+                if any(not target[o] for o in unit):
+                    continue
+                for origin in unit:
+                    for site in target[origin]:
+                        starved[site].add(source)
+                        through.setdefault(site, (origin, check, len(target[origin])))
+        _unused(program, check, target, sources, starved, through)
+    findings = [_finding(program, site, sorted(starved[site]), through[site], path) for site in starved]
+    return sorted(findings, key=Finding.sort_key)
+
+
+def _units(source: str, related: list[str]) -> list[list[str]]:
+    """The origins that get their gradient together: the source as a whole when the target
+    holds it as one (an opaque model call), else each of its parts (a layer of a model
+    whose ``call`` was followed), with any part that holds it."""
+    if not related:
+        return []
+    if source in related:
+        return [related]
+    units = []
+    for origin in related:
+        holders = [o for o in related if o != origin and origin.startswith(o + ".")]
+        units.append([origin, *holders])
+    return units
+
+
+def _source_causes(
+    program: Program,
+    check: Check,
+    sources: set[str],
+    starved: dict[Site, set[str]],
+    through: dict[Site, tuple[str, Check, int]],
+) -> set[str]:
+    """GC114 (integer sources), GC110 (plain tensors never watched), GC115 (``model.variables``
+    with non-trainable ones); returns the sources these account for."""
+    done: set[str] = set()
+
+    def report(site: Site, name: str, covered: set[str]) -> None:
+        starved[site].add(name)
+        through.setdefault(site, (name, check, 1))
+        done.update(covered)
+
+    gradient = _asks_a_gradient(check)
+    for node, value in check.leaves or ():
+        covered = {o for o in value.flow if real(o)} | set(value.models)
+        if isinstance(node, ast.Name) and gradient:
+            if isinstance(value.ref, StateRef) and value.dtype != "int":
+                program.kinds.setdefault(node.id, "variable")
+                report(program.site(check.node, "GC115"), node.id, covered)
+                continue
+            if value.dtype == "int":
+                program.kinds.setdefault(node.id, "tensor")
+                use = program.index_uses.get(node.id) or program.index_uses.get(id(value))
+                if use is not None and program.model_kind(node.id) != "variable":
+                    made = binding_line(program.tree, node.id, check.node.lineno)
+                    report(
+                        program.site(use.index or use.first, "GC114", method=_use_variant(program, use, made)),
+                        node.id,
+                        covered,
+                    )
+                else:
+                    made = binding_line(program.tree, node.id, check.node.lineno) or check.node
+                    report(program.site(made, "GC114"), node.id, covered)
+            elif value.tensor and not has_live(value.flow) and check.own_tape and not check.unknown_watch:
+                # where the tensor was made, or the request itself for a parameter
+                made = binding_line(program.tree, node.id, check.node.lineno) or check.node
+                program.kinds.setdefault(node.id, "tensor")
+                report(program.site(made, "GC110"), node.id, covered)
+        elif isinstance(node, ast.Attribute) and node.attr in _ALL_VARIABLES and value.models:
+            for model in value.models:
+                for part in sorted({model} | program.parts_in(check, model)):
+                    if part in program.stateful:
+                        report(program.site(check.node, "GC115"), part, set())
+    # Integer variables among what the sources hold (``add_weight(..., dtype="int32")``).
+    for source in sources - done:
+        for part in sorted({source} | program.parts_in(check, source)):
+            made = program.int_origins.get(part)
+            if made is not None and (part != source or program.model_kind(part) != "model"):
+                report(program.site(made, "GC114"), part, {part} if part == source else set())
+    return done
+
+
+def _use_variant(program: Program, use, made: ast.AST | None) -> str:
+    """GC114's fix for an integer tensor fed to the computation: ids (``indices``) or data
+    (``tensor``, an uint8 image). Fed to a model the file does not show, the dtype where it
+    was made decides: ``uint8`` is an image's."""
+    if use.index is not None:
+        return "indices"
+    if use.as_index is False:
+        return "tensor"
+    if made is not None:
+        text = "\n".join(program.source_lines[made.lineno - 1 : made.end_lineno or made.lineno])
+        if "uint8" in text:
+            return "tensor"
+    return "indices"
+
+
+def _asks_a_gradient(check: Check) -> bool:
+    node = check.node
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr in catalog.GRADIENT_METHODS
+    )
+
+
+def _unused(
+    program: Program,
+    check: Check,
+    target: dict,
+    sources: set[str],
+    starved: dict[Site, set[str]],
+    through: dict[Site, tuple[str, Check, int]],
+) -> None:
+    """GC108: sources, or parts of a source model, that no path connects to the target. Only
+    where the whole computation of the target was followed (nothing unseen, no value of
+    theirs gone where reads are not followed, a tape opened here or a ``fit``)."""
+    if UNSEEN in check.target.flow or not target or not (check.own_tape or check.fit):
+        return
+    reached = set(target)
+    for origin in target:
+        reached |= program.parts_in(check, origin)
+
+    def used(origin: str) -> bool:
+        return any(o == origin or origin.startswith(o + ".") or o.startswith(origin + ".") for o in reached)
+
+    site = program.site(check.node, "GC108")
+    outside = _target_outside(target)
+
+    def unused(name: str) -> None:
+        here = _relative_site(program, check, name, target) or site
+        for culprit in (here, outside) if outside is not None else (here,):
+            starved[culprit].add(name)
+            through.setdefault(culprit, (name, check, 1))
+
+    for source in sorted(sources):
+        if source in program.frozen or source in program.opaque or program.escaped_origin(source):
+            continue
+        kind = program.model_kind(source)
+        if kind == "model":
+            if source in reached:
+                continue  # called as a whole somewhere: its parts are not followed
+            parts = program.parts_in(check, source)
+            # Parts that hold variables of their own: weights, layers known to make some.
+            leaves = [
+                p
+                for p in parts
+                if not program.parts_in(check, p) and (p in program.weighted or program.model_kind(p) == "variable")
+            ]
+            missing = [
+                p
+                for p in sorted(leaves)
+                if not used(p)
+                and p not in program.frozen
+                and p not in program.int_origins
+                and not program.escaped_origin(p)
+                and p not in program.stateful
+            ]
+            if missing and len(missing) < len(leaves):
+                for part in missing:
+                    unused(part)
+            elif not used(source) and not any(used(p) for p in parts) and _whole_model(program, source):
+                # The wrong model's variables (the critic's asked of the actor's loss).
+                unused(source)
+        elif "." not in source and not used(source):
+            if kind == "tensor" and (check.unknown_watch or not check.own_tape):
+                continue
+            unused(source)
+
+
+def _target_outside(target: dict) -> Site | None:
+    """The computation that made the target itself after the tape stopped (or while it was
+    paused), ``tape.gradient(preds[:, i], x)``: it cuts every source, those with no path to
+    the target at all included (both must be fixed). None when some path is live."""
+    common = None
+    for cuts in target.values():
+        common = set(cuts) if common is None else common & cuts
+        if not common:
+            return None
+    found = [s for s in common or () if s.code == "GC109" and s.when in ("after", "outside what")]
+    return max(found) if found else None
+
+
+def _relative_site(program: Program, check: Check, name: str, target: dict) -> Site | None:
+    """A watched tensor the loss does not use, made by a model call (``conv_out =
+    conv_model(img)``), while the loss comes from another call on the same input
+    (``preds = model(img)``): the loss uses a copy of the watched value, computed again.
+    That second call is what to change (the trace engine's *relative* use)."""
+    made = check.watched_calls.get(name)
+    if made is None or not made.args:
+        return None
+    wanted = ast.dump(made.args[0])
+    for origin in sorted(target):
+        birth = check.births.get(origin)
+        if (
+            isinstance(birth, ast.Call)
+            and birth is not made
+            and birth.args
+            and not isinstance(birth.func, ast.Call)
+            and ast.dump(birth.args[0]) == wanted
+        ):
+            return program.site(birth, "GC108", method="relative")
+    return None
+
+
+def _whole_model(program: Program, source: str) -> bool:
+    """A model built in this file (not only guessed from a name) that makes variables."""
+    if source in program.guessed or source.startswith(FRESH):
+        return False
+    return source in program.weighted or bool(program.parts.get(source)) or source in program.sequential
+
+
+def _finding(program: Program, site: Site, sources: list[str], via: tuple[str, Check, int], path: str) -> Finding:
+    rule = get_rule(site.code)
+    names = [program.label(s) for s in sources]
+    call = f"{site.call}(...)" if site.code == "GC109" and site.is_call else site.call
+    models = any(program.model_kind(s) == "model" for s in sources)
+    fields = {
+        "call": call,
+        "op": "",
+        "arg": site.arg or "x",
+        "when": site.when,
+        "names": ", ".join(names),
+        "variables": _phrase(program, sources),
+        "count": 2 if models else len(sources),
+    }
+    if site.code == "GC109" and site.method:
+        fields.update(variant="build", method=site.method, call=site.call)
+    elif site.code == "GC114":
+        fields["dtype"] = _dtype_text(program, site, sources)
+        if site.method in ("indices", "tensor"):
+            fields["variant"] = site.method
+    elif site.code == "GC108" and site.method == "relative":
+        fields["variant"] = "relative"
+    elif site.code == "GC116":
+        fields["function"] = site.call
+    line_text = program.source_lines[site.line - 1] if 0 < site.line <= len(program.source_lines) else ""
+    end_text = program.source_lines[site.end_line - 1] if 0 < site.end_line <= len(program.source_lines) else ""
+    return Finding(
+        code=site.code,
+        message=rule.format_message(**fields),
+        path=path,
+        line=site.line,
+        column=_char_column(line_text, site.col) + 1,
+        end_line=site.end_line,
+        end_column=_char_column(end_text, site.end_col) + 1,
+        call=site.call,
+        variables=names,
+        fix=rule.fix_text(**fields),
+        notes=[*_notes(program, site, via), STATIC_NOTE],
+    )
+
+
+def _dtype_text(program: Program, site: Site, sources: list[str]) -> str:
+    """The integer dtype the code spells where the value is made (``tf.int32``), if it does:
+    on the culprit's lines, else where the source (a tensor fed to the model) was bound."""
+    spans = [(site.line, site.end_line)]
+    for name in sources:
+        if name.isidentifier():
+            made = binding_line(program.tree, name, site.line)
+            if made is not None:
+                spans.append((made.lineno, made.end_lineno or made.lineno))
+    for first, last in spans:
+        lines = program.source_lines[first - 1 : last]
+        for word in ("uint8", "int8", "int16", "int32", "int64", "bool"):
+            if any(word in line for line in lines):
+                return word
+    return "an integer type"
+
+
+def _notes(program: Program, site: Site, via: tuple[str, Check, int]) -> list[str]:
+    origin, check, cuts = via
+    notes = []
+    tape = check.tape
+    if site.code == "GC109" and tape is not None:
+        if site.when == "before":
+            notes.append(f"the GradientTape starts recording at line {tape.lineno}")
+        elif site.when == "after":
+            notes.append(f"the GradientTape stops recording after line {tape.end_lineno}")
+        else:
+            notes.append("`tape.stop_recording()` pauses the tape around this line")
+        if site.via:
+            when = {"before": "before the tape starts", "after": "after the tape stopped"}.get(
+                site.when, "while it is paused"
+            )
+            notes.append(f"this line runs in the call at line {site.via}, made {when}")
+    if site.code == "GC108" and site.method == "relative":
+        made = check.watched_calls.get(origin)
+        notes.append(
+            f"the loss uses {site.call}(...), which computes again what {origin} holds"
+            + (f" (made by {callee_text(made)}(...) at line {made.lineno})" if made is not None else "")
+            + f", not {origin} itself: did you mean to compute it from {origin}?"
+        )
+    if site.code == "GC109" and tape is not None:
+        for watched in program.latent.values():
+            if origin in watched and site.line < watched[origin][1]:
+                notes.append(
+                    f"the tape knows {origin} only from `tape.watch({origin})` at line {watched[origin][1]}: "
+                    "what was computed from it before is a constant to the tape"
+                )
+                break
+    birth = check.births.get(origin) or program.births.get(origin)
+    if birth is not None and (birth.lineno, birth.col_offset) != (site.line, site.col):
+        target = _target_text(check)
+        where = "only through this call" if cuts == 1 else f"only through cut paths: this one and {cuts - 1} more"
+        notes.append(f"the output of {program.describe_call(birth)} (line {birth.lineno}) reaches {target} {where}")
+    return notes
+
+
+def _target_text(check: Check) -> str:
+    node = check.node
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "compile":
+        return f"the loss compiled at line {node.lineno}"
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr in ("Model", "Functional")
+    ):
+        return f"the outputs of the model built at line {node.lineno}"
+    gradient = catalog.GRADIENT_METHODS | {"minimize"}
+    if isinstance(node, ast.Call) and node.args and isinstance(node.func, ast.Attribute) and node.func.attr in gradient:
+        return f"the target {callee_text(node.args[0])} of line {node.lineno}"
+    if isinstance(node, ast.Call):
+        return f"the model built at line {node.lineno}"
+    return "the target"
+
+
+def _phrase(program: Program, sources: list[str]) -> str:
+    models = [program.label(s) for s in sources if program.model_kind(s) == "model"]
+    others = [program.label(s) for s in sources if program.model_kind(s) != "model"]
+    parts = []
+    if models:
+        parts.append("the variables of " + _and(models))
+    if len(others) == 1:
+        parts.append(others[0])
+    elif others:
+        shown = ", ".join(others[:4]) + (f" and {len(others) - 4} more" if len(others) > 4 else "")
+        parts.append(f"{len(others)} variables ({shown})")
+    return " and ".join(parts)
+
+
+def _and(names: list[str]) -> str:
+    if len(names) == 1:
+        return names[0]
+    return ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def _char_column(line: str, byte_offset: int) -> int:
+    """``ast`` columns count UTF-8 bytes; the renderers count characters."""
+    if line.isascii():
+        return byte_offset
+    return len(line.encode("utf-8")[:byte_offset].decode("utf-8", errors="ignore"))

@@ -1,0 +1,40 @@
+"""Clean control 661 (look-alike of case 261).
+
+Source: https://stackoverflow.com/questions/59726491
+The same layer with the mixing matrix gathered from the weights in call(),
+so each forward pass reads the weights and both weights are trained.
+Setting: Keras 3 custom layer with add_weight in build(), Sequential model,
+model.fit.
+"""
+import keras
+import numpy as np
+import tensorflow as tf
+
+keras.utils.set_random_seed(0)
+
+
+class GatherLayer(keras.layers.Layer):
+    def __init__(self, activation="linear", **kwargs):
+        super().__init__(**kwargs)
+        self.activation = keras.activations.get(activation)
+
+    def build(self, _):
+        self.w = self.add_weight(shape=(2,), name="weights", initializer="random_normal", trainable=True)
+        self.b = self.add_weight(shape=(1,), name="offset", initializer="random_normal", trainable=True)
+
+    def call(self, inputs):
+        m = tf.concat([tf.reshape(tf.gather(self.w, ix), (-1, 1)) for ix in [[0, 1], [1, 0]]], axis=-1)
+        lin = tf.matmul(inputs, m) + self.b
+        return self.activation(lin)
+
+
+def gen_data():
+    x = np.random.normal(size=(32, 2)).astype("float32")
+    y = np.stack([0.3 * x[:, 0] + 0.7 * x[:, 1], 0.7 * x[:, 0] + 0.3 * x[:, 1]], axis=-1)
+    return x, y
+
+
+model = keras.Sequential([keras.Input((2,)), GatherLayer()])
+model.compile(optimizer="adam", loss="mse")
+x, y = gen_data()
+model.fit(x, y, epochs=1, batch_size=8, verbose=0)

@@ -1,0 +1,40 @@
+"""Clean control 721 (look-alike of case 321).
+
+Source: https://github.com/tensorflow/tensorflow/issues/12071
+The same feature-norm regulariser over a zero-padded batch, with the norm computed as
+sqrt(sum(x^2) + eps): finite at the zero rows.
+"""
+import keras
+import numpy as np
+import tensorflow as tf
+
+keras.utils.set_random_seed(0)
+
+
+class Embedder(keras.Model):
+    def __init__(self):
+        super().__init__()
+        self.features = keras.layers.Dense(16, use_bias=False)
+        self.classify = keras.layers.Dense(4)
+
+    def call(self, x):
+        return self.classify(self.features(x))
+
+    def train_step(self, data):
+        x, y = data
+        with tf.GradientTape() as tape:
+            features = self.features(x)
+            logits = self.classify(features)
+            ce = keras.losses.sparse_categorical_crossentropy(y, logits, from_logits=True)
+            norm_penalty = tf.square(tf.sqrt(tf.reduce_sum(tf.square(features), axis=-1) + 1e-12) - 1.0)
+            loss = tf.reduce_mean(ce + 0.1 * norm_penalty)
+        grads = tape.gradient(loss, self.trainable_variables)
+        self.optimizer.apply_gradients(zip(grads, self.trainable_variables))
+        return {"loss": loss}
+
+
+x = np.concatenate([np.random.randn(60, 10), np.zeros((4, 10))]).astype("float32")  # padded to 64
+y = np.concatenate([np.random.randint(0, 4, size=60), np.zeros(4, dtype=int)])
+model = Embedder()
+model.compile(optimizer="adam")
+model.fit(x, y, batch_size=64, epochs=2, shuffle=False, verbose=0)

@@ -1,0 +1,289 @@
+"""GC201/GC202/GC203/GC301 beyond the rule examples: what must stay silent, what must not
+be hidden, the API's allow_zero/allow_nonfinite, the opt-in GC301, graph-mode checks in
+watched runs, XLA, and how every output format and the exit code carry a warning."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from gradcheck.findings import FileResult, Finding
+from gradcheck.report import Report
+from tests.conftest import run_cli
+
+ZERO_HIDES_ARGMAX = """\
+import keras
+import numpy as np
+import tensorflow as tf
+
+net = keras.Sequential([keras.Input((4,)), keras.layers.Dense(3)])
+x = np.random.rand(8, 4).astype("float32")
+with tf.GradientTape() as tape:
+    picked = tf.cast(tf.argmax(net(x), axis=1), tf.float32)
+    loss = tf.reduce_mean(tf.square(picked - 1.0))
+grads = tape.gradient(loss, net.trainable_variables, unconnected_gradients=tf.UnconnectedGradients.ZERO)
+assert all(g is not None for g in grads)
+"""
+
+
+def test_unconnected_zero_is_diagnosed_as_its_cause_not_as_a_zero_gradient(run_script):
+    result = run_script(ZERO_HIDES_ARGMAX)
+    assert result.error is None, result.error
+    assert [f.code for f in result.findings] == ["GC101"]
+
+
+ZERO_BATCH = """\
+import keras
+import numpy as np
+import tensorflow as tf
+
+model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(3), keras.layers.Dense(1)])
+x = np.zeros((8, 4), dtype="float32")  # a padding batch: the first kernel's gradient is zero by chance
+with tf.GradientTape() as tape:
+    loss = tf.reduce_mean(tf.square(model(x) - 1.0))
+grads = tape.gradient(loss, model.trainable_variables)
+"""
+
+EQUAL_PAIRS = """\
+import keras
+import numpy as np
+import tensorflow as tf
+
+embed = keras.Sequential([keras.Input((5,)), keras.layers.Dense(3)])
+a = np.random.rand(6, 5).astype("float32")
+with tf.GradientTape() as tape:
+    d = embed(a) - embed(a.copy())  # equal inputs: the kernel's two contributions cancel, by chance
+    loss = tf.reduce_sum(tf.square(d)) + tf.reduce_sum(d)
+grads = tape.gradient(loss, embed.trainable_variables)
+"""
+
+
+@pytest.mark.parametrize("source", [ZERO_BATCH, EQUAL_PAIRS], ids=["zero-batch", "equal-inputs"])
+def test_zero_by_chance_is_not_reported(run_script, source):
+    result = run_script(source)
+    assert result.error is None, result.error
+    assert result.findings == []
+
+
+NAN_LOSS = """\
+import numpy as np
+import tensorflow as tf
+
+w = tf.Variable(np.ones(3, "float32"), name="w")
+x = np.array([1.0, 0.0, 2.0], "float32")
+with tf.GradientTape() as tape:
+    loss = tf.reduce_sum(tf.math.log(x * w))  # the loss itself is -inf: a forward problem
+grads = tape.gradient(loss, [w])
+"""
+
+
+def test_nan_gradient_of_a_nan_loss_is_not_gc202(run_script):
+    result = run_script(NAN_LOSS)
+    assert result.error is None, result.error
+    assert [f.code for f in result.findings] == []
+
+
+XLA_STEP = """\
+import keras
+import numpy as np
+import tensorflow as tf
+
+model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(2, activation="relu",
+                          bias_initializer=keras.initializers.Constant(-50.0)), keras.layers.Dense(1)])
+
+
+@tf.function(jit_compile=True)
+def step(x):
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_mean(tf.square(model(x)))
+    return tape.gradient(loss, model.trainable_variables)
+
+
+step(np.random.rand(8, 4).astype("float32"))
+"""
+
+
+def test_xla_compiled_step_is_not_broken_by_the_value_check(run_script):
+    result = run_script(XLA_STEP)
+    assert result.error is None, result.error
+    assert result.steps_checked >= 1
+    assert all(f.code != "GC201" for f in result.findings)  # values are not checked under XLA
+
+
+def _dead_relu_model():
+    import keras
+
+    model = keras.Sequential(
+        [
+            keras.Input((4,)),
+            keras.layers.Dense(8, activation="relu", bias_initializer=keras.initializers.Constant(-50.0)),
+            keras.layers.Dense(1),
+        ]
+    )
+    model.compile(optimizer="sgd", loss="mse")
+    return model
+
+
+def test_assert_gradients_flow_allow_zero():
+    import numpy as np
+
+    import gradcheck
+
+    model = _dead_relu_model()
+    batch = (np.random.rand(16, 4).astype("float32"), np.random.rand(16, 1).astype("float32"))
+    with pytest.raises(gradcheck.GradientFlowError, match="GC201"):
+        gradcheck.assert_gradients_flow(model, batch)
+    gradcheck.assert_gradients_flow(model, batch, allow_zero=True)
+    names = [v.path for v in model.trainable_variables if not v.path.endswith("dense_1/bias")]
+    gradcheck.assert_gradients_flow(model, batch, allow_zero=names)
+    with pytest.raises(gradcheck.GradientFlowError):
+        gradcheck.assert_gradients_flow(model, batch, allow_zero=["*/kernel"])  # the biases stay flagged
+
+
+def test_assert_gradients_flow_allow_nonfinite():
+    import numpy as np
+    import tensorflow as tf
+
+    import gradcheck
+
+    w = tf.Variable(np.zeros((3, 2), "float32"), name="w_zero")
+
+    def step():
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_sum(tf.norm(tf.matmul(np.ones((4, 3), "float32"), w), axis=1))
+        return tape.gradient(loss, [w])
+
+    with pytest.raises(gradcheck.GradientFlowError, match="GC202"):
+        gradcheck.assert_gradients_flow(step)
+    gradcheck.assert_gradients_flow(step, allow_nonfinite=["w_*"])
+
+
+CUSTOM = """\
+import numpy as np
+import tensorflow as tf
+
+
+@tf.custom_gradient
+def double(x):
+    def grad(dy):
+        return dy  # should be 2 * dy
+    return 2.0 * x, grad
+
+
+w = tf.Variable(np.ones(3, "float32"), name="w")
+with tf.GradientTape() as tape:
+    loss = tf.reduce_sum(tf.square(double(w * 1.5)))
+grads = tape.gradient(loss, [w])
+"""
+
+
+def test_gc301_is_opt_in(run_script):
+    assert run_script(CUSTOM).findings == []
+    result = run_script(CUSTOM, check_custom_gradients=True)
+    assert [(f.code, f.line, f.variables) for f in result.findings] == [("GC301", 7, ["w"])]
+    assert "relative error" in result.findings[0].message
+
+
+def test_check_step_custom_gradients_keyword():
+    import numpy as np
+    import tensorflow as tf
+
+    import gradcheck
+
+    @tf.custom_gradient
+    def triple(x):
+        return 3.0 * x, lambda dy: dy
+
+    w = tf.Variable(np.ones(2, "float32"), name="w3")
+
+    def step():
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_sum(triple(w) ** 2)
+        return tape.gradient(loss, [w])
+
+    assert gradcheck.check_step(step).findings == []
+    codes = [f.code for f in gradcheck.check_step(step, check_custom_gradients=True).findings]
+    assert codes == ["GC301"]
+
+
+def test_watched_graph_step_reports_a_zero_gradient_once_and_keeps_training():
+    import keras
+    import numpy as np
+    import tensorflow as tf
+
+    import gradcheck
+
+    model = _dead_relu_model()
+    optimizer = keras.optimizers.SGD(0.1)
+
+    @tf.function
+    def step(x, y):
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_mean(tf.square(model(x) - y))
+        grads = tape.gradient(loss, model.trainable_variables)
+        optimizer.apply_gradients(zip(grads, model.trainable_variables))
+        return loss
+
+    x, y = np.random.rand(16, 4).astype("float32"), np.random.rand(16, 1).astype("float32")
+    with gradcheck.watch() as report:
+        for _ in range(4):
+            step(x, y)
+    codes = [f.code for f in report.findings]
+    assert codes.count("GC201") == 1
+
+
+# -- reporting -----------------------------------------------------------------------------
+def _report(code: str) -> Report:
+    finding = Finding(code=code, message="m", path="train.py", line=3, variables=["dense/kernel"], fix="f")
+    return Report([FileResult("train.py", findings=[finding])])
+
+
+@pytest.mark.parametrize(
+    ("code", "severity"), [("GC201", "warning"), ("GC202", "error"), ("GC203", "warning"), ("GC301", "error")]
+)
+def test_formats_carry_the_severity(code, severity):
+    from gradcheck.output import render
+
+    report = _report(code)
+    record = json.loads(render(report, "json"))["files"][0]["findings"][0]
+    assert (record["code"], record["severity"]) == (code, severity)
+    sarif = json.loads(render(report, "sarif"))
+    result = sarif["runs"][0]["results"][0]
+    assert result["ruleId"] == code and result["level"] == severity
+    assert render(report, "github").startswith(f"::{severity} ")
+    assert report.exit_code() == 1  # a warning fails a run, as in ruff and flake8
+    assert report.exit_code(exit_zero=True) == 0
+
+
+def test_summary_counts_warnings():
+    assert _report("GC201").summary() == "1 finding (1 warning) in 1 file"
+    assert _report("GC202").summary() == "1 finding in 1 file"
+
+
+def test_config_check_custom_gradients_key():
+    from gradcheck.config import ConfigError, from_table
+
+    assert from_table({"check-custom-gradients": True}).check_custom_gradients is True
+    assert from_table({}).check_custom_gradients is False
+    with pytest.raises(ConfigError, match="check-custom-gradients"):
+        from_table({"check-custom-gradients": "yes"})
+
+
+def test_cli_select_ignore_and_exit_code_for_a_warning(tmp_path):
+    script = tmp_path / "dead_relu.py"
+    script.write_text(
+        "import keras, numpy as np, tensorflow as tf\n"
+        "model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(\n"
+        "    8, activation='relu', bias_initializer=keras.initializers.Constant(-50.0)), keras.layers.Dense(1)])\n"
+        "with tf.GradientTape() as tape:\n"
+        "    loss = tf.reduce_mean(tf.square(model(np.random.rand(16, 4).astype('float32'))))\n"
+        "grads = tape.gradient(loss, model.trainable_variables)\n",
+        encoding="utf-8",
+    )
+    done = run_cli("--format", "json", "-q", str(script))
+    assert done.returncode == 1, done.stderr
+    findings = json.loads(done.stdout)["files"][0]["findings"]
+    assert [(f["code"], f["severity"]) for f in findings] == [("GC201", "warning")]
+    assert run_cli("--format", "json", "-q", "--ignore", "GC2", str(script)).returncode == 0
+    assert run_cli("--format", "json", "-q", "--select", "GC1", str(script)).returncode == 0
