@@ -234,6 +234,24 @@ grads = tape.gradient(loss, model.trainable_variables)
 """,
         ),
         Example(
+            "a one-sample step whose ReLU units happen to be negative on that sample (eager)",
+            "eager",
+            """\
+import keras
+import numpy as np
+import tensorflow as tf
+
+hidden = keras.layers.Dense(4, activation="relu")
+head = keras.layers.Dense(1)
+model = keras.Sequential([keras.Input((2,)), hidden, head])
+hidden.set_weights([np.array([[-0.3, -0.1, -0.2, -0.05], [0.5, 0.5, 0.5, 0.5]], "float32"), np.zeros(4, "float32")])
+x = np.array([[1.0, 0.0]], "float32")  # off on this sample, on for one like [0, 1]: a draw, not a dead layer
+with tf.GradientTape() as tape:
+    loss = tf.reduce_mean(tf.square(model(x) - 1.0))
+grads = tape.gradient(loss, model.trainable_variables)
+""",
+        ),
+        Example(
             "logits with a from_logits loss (model.fit)",
             "fit",
             """\

@@ -35,6 +35,8 @@ __all__ = ["findings"]
 
 _RNG_SEED = 20260101
 _JITTER = 0.01  # relative perturbation of an op's input for the structural test
+_DEAD_MIN_SAMPLES = 4  # a ReLU unit off on fewer samples than this is not dead for sure
+_DEAD_MARGIN = 0.05  # ... nor one whose largest input is within 5% of the inputs' RMS of zero
 
 _PASS_THROUGH = frozenset(
     {
@@ -376,8 +378,10 @@ class _Analysis:
             return self._zero_value(t, c)  # exactly zero input: why is it zero?
         if not dead(self._jitter(x)):
             return None  # at the edge: a perturbation revives it (chance)
+        if not _off_by_structure(x, x[live], upper):
+            return None
+        top = float(np.max(x[live]))
         n = int(live.sum())
-        top = float(np.max(x[live])) if n else float(np.max(x))
         reason = (
             f"relu is dead on the whole batch: each of its {n} inputs that matter is ≤ 0 (the largest is {top:.3g})"
         )
@@ -532,7 +536,7 @@ class _Analysis:
                 return None
             if not x.any():
                 return self._zero_value(op.data[0], consumer, depth + 1)
-            if (self._jitter(x) > 0).any():
+            if (self._jitter(x) > 0).any() or not _off_by_structure(x, x.ravel(), None):
                 return None
             n = x.size
             reason = (
@@ -755,6 +759,18 @@ class _Analysis:
             if not keys:
                 break
         return None
+
+
+def _off_by_structure(x: np.ndarray, values: np.ndarray, upper: float | None) -> bool:
+    """Whether a ReLU's inputs ``values`` (those of ``x`` that matter) are off by structure:
+    each unit on several samples, and by a margin. Units all negative on one or two samples,
+    or just below zero, are a draw of the initialisation and the batch (a GAN's one-sample
+    step), not a dead layer."""
+    samples = x.size // x.shape[-1] if x.ndim >= 2 and x.shape[-1] else x.size
+    if not values.size or samples < _DEAD_MIN_SAMPLES:
+        return False
+    gap = -values if upper is None else np.where(values <= 0, -values, values - upper)
+    return float(np.min(gap)) >= _DEAD_MARGIN * float(np.sqrt(np.mean(np.square(values))))
 
 
 def _squash(kind: str, x: np.ndarray) -> np.ndarray:
