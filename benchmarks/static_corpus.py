@@ -15,9 +15,9 @@ directories), then run::
 needs the network.
 
 Python files go through ``gradcheck.static.check_file`` (what ``gradcheck --static`` runs);
-Jupyter notebooks (``.ipynb``) through ``check_source`` on their code cells joined in
-order, IPython lines (``%magic``, ``!shell``) blanked so that line numbers hold, findings
-shown as ``notebook.ipynb:cell N:line``. Lines are physical lines (of the code cells, for
+Jupyter notebooks (``.ipynb``) through ``check_notebook`` (what ``gradcheck --static
+nb.ipynb`` runs: code cells joined in order, IPython lines neutralised so that line numbers
+hold, findings shown as ``notebook.ipynb:cell N:line``). Lines are physical lines (of the code cells, for
 a notebook).
 """
 
@@ -40,7 +40,8 @@ except ImportError:  # Python 3.10
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from gradcheck.static import check_file, check_source, may_train
+from gradcheck import notebook
+from gradcheck.static import check_file, check_notebook, may_train
 
 MANIFEST = Path(__file__).resolve().with_name("static_corpus.toml")
 SUFFIXES = (".py", ".ipynb")
@@ -168,37 +169,6 @@ def _write_blobs(git_dir: Path, commit: str, paths: list[str], into: Path) -> li
 
 # --- reading files -----------------------------------------------------------------------
 
-_IPYTHON_LINE = re.compile(r"^(\s*)[%!]")
-
-
-def notebook_source(path: Path) -> tuple[str, list[tuple[int, int]]]:
-    """The code cells of a notebook as one Python source, and for each of its lines the
-    (cell number from 1, counting every cell; line within the cell)."""
-    with open(path, encoding="utf-8") as fh:
-        data = json.load(fh)
-    cells = data.get("cells")
-    if cells is None:  # nbformat 3
-        cells = [c for ws in data.get("worksheets", []) for c in ws.get("cells", [])]
-    lines: list[str] = []
-    where: list[tuple[int, int]] = []
-    for number, cell in enumerate(cells, 1):
-        if cell.get("cell_type") != "code":
-            continue
-        text = cell.get("source", cell.get("input", ""))
-        text = "".join(text) if isinstance(text, list) else text
-        cell_lines = text.split("\n")
-        skip = bool(cell_lines) and cell_lines[0].lstrip().startswith("%%")
-        for index, line in enumerate(cell_lines, 1):
-            if skip:
-                line = ""
-            else:
-                match = _IPYTHON_LINE.match(line)
-                if match:
-                    line = match.group(1) + "pass"
-            lines.append(line)
-            where.append((number, index))
-    return "\n".join(lines) + "\n", where
-
 
 @dataclass
 class FileOutcome:
@@ -213,15 +183,14 @@ class FileOutcome:
 def check_one(path: Path, shown: str) -> FileOutcome:
     start = time.perf_counter()
     if path.suffix == ".ipynb":
-        try:
-            source, where = notebook_source(path)
-        except (ValueError, OSError, UnicodeDecodeError, AttributeError, TypeError) as error:
-            return FileOutcome(shown, 0, False, f"not a readable notebook: {error}", [], 0.0)
-        found = []
-        for f in check_source(source, shown):
-            cell, line = where[f.line - 1] if 0 < f.line <= len(where) else (0, f.line)
-            found.append((f"{shown}:cell {cell}", line, f.code, f.message))
-        return FileOutcome(shown, source.count("\n"), may_train(source), None, found, time.perf_counter() - start)
+        result = check_notebook(str(path))  # what `gradcheck --static nb.ipynb` runs
+        seconds = time.perf_counter() - start
+        if result.error is not None:
+            return FileOutcome(shown, 0, False, f"{result.error.code} {result.error.message}", [], seconds)
+        cells = notebook.read_cells(str(path))
+        source = "\n".join(cell.code for cell in cells)
+        found = [(shown + f.path[len(str(path)) :], f.line, f.code, f.message) for f in result.findings]
+        return FileOutcome(shown, source.count("\n") + 1, may_train(source), None, found, seconds)
     result = check_file(str(path))
     seconds = time.perf_counter() - start
     try:

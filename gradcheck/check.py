@@ -109,13 +109,13 @@ def check_targets(
     finish()
     if options.static:
         from gradcheck.static import check_file as static_check
+        from gradcheck.static import check_notebook as static_notebook
 
         for target in to_run:
             path = discover.split_target(target)[0]
             if notebook.is_notebook(path):
-                results[target] = _error(
-                    path, "GC901", "the static engine reads .py files only; run it without --static"
-                )
+                results[target] = static_notebook(path)
+                notebook.register_cells(path)  # for noqa comments and the code frames, as after a trace
             else:
                 results[target] = static_check(path)
             finish(target)

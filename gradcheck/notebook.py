@@ -76,7 +76,24 @@ def _read_json(path: str) -> dict:
     except (ValueError, UnicodeDecodeError) as error:
         raise NotebookError(f"not a readable notebook (invalid JSON: {error})") from error
     except Exception as error:  # nbformat's own errors (unknown version, bad schema)
-        raise NotebookError(f"not a readable notebook ({type(error).__name__}: {error})") from error
+        # A cell without its "metadata" or "outputs" key fails nbformat's schema, but its
+        # code is all that is run or read here: take the cells when the JSON has them.
+        data = _cells_anyway(path)
+        if data is None:
+            raise NotebookError(f"not a readable notebook ({type(error).__name__}: {error})") from error
+        return data
+
+
+def _cells_anyway(path: str) -> dict | None:
+    """The notebook as plain JSON, when it is nbformat 4's shape (a list of cells)."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            data = json.load(fh)
+    except (OSError, ValueError, UnicodeDecodeError):
+        return None
+    if isinstance(data, dict) and data.get("nbformat") == 4 and isinstance(data.get("cells"), list):
+        return data
+    return None
 
 
 def read_cells(path: str) -> list[Cell]:

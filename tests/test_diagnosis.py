@@ -267,6 +267,44 @@ with tf.GradientTape() as tape:
     preds = model(img)  # expect: GC108
 tape.gradient(preds, hidden)
 """,
+    "stop-gradient-beside-an-op-without-gradient-graph": """\
+import numpy as np
+import tensorflow as tf
+import keras
+
+images = tf.constant(np.random.rand(4, 16, 16, 1).astype("float32"))
+loc_net = keras.Sequential([keras.Input((16,)), keras.layers.Dense(2, activation="tanh")])
+head = keras.Sequential([keras.Input((18,)), keras.layers.Dense(1)])
+
+
+@tf.function
+def step(loc):
+    with tf.GradientTape() as tape:
+        glimpse = tf.reshape(tf.image.extract_glimpse(images, [4, 4], loc), (4, 16))
+        mean = tf.stop_gradient(loc_net(glimpse))  # expect: GC104
+        sample = tf.stop_gradient(mean + tf.random.normal((4, 2), stddev=0.1))
+        again = tf.reshape(tf.image.extract_glimpse(images, [4, 4], sample), (4, 16))
+        log_prob = -tf.reduce_sum(tf.square(sample - mean), axis=1)
+        loss = tf.reduce_mean(head(tf.concat([again, sample], axis=1))) - tf.reduce_mean(log_prob)
+    variables = loc_net.trainable_variables + head.trainable_variables
+    return tape.gradient(loss, variables)
+
+
+step(tf.zeros((4, 2)))
+""",
+    "output-without-loss-in-compile-fit": """\
+import keras
+import numpy as np
+
+inputs = keras.Input((8,))
+hidden = keras.layers.Dense(16, activation="relu")(inputs)
+price = keras.layers.Dense(1, name="price")(hidden)
+volume = keras.layers.Dense(1, name="volume")(keras.layers.Dense(4, name="volume_hidden")(inputs))
+model = keras.Model(inputs, [price, volume])
+model.compile(optimizer="adam", loss=["mse", None])  # expect: GC108
+x = np.random.rand(32, 8).astype("float32")
+model.fit(x, [np.random.rand(32, 1), np.random.rand(32, 1)], epochs=1, verbose=0)
+""",
 }
 
 CLEAN = {
@@ -367,6 +405,44 @@ with tf.GradientTape() as tape:
     h, preds = grad_model(img)
 tape.gradient(preds, h)
 """,
+    "op-without-gradient-on-a-stopped-path-graph": """\
+import numpy as np
+import tensorflow as tf
+import keras
+
+images = tf.constant(np.random.rand(4, 16, 16, 1).astype("float32"))
+loc_net = keras.Sequential([keras.Input((16,)), keras.layers.Dense(2, activation="tanh")])
+head = keras.Sequential([keras.Input((18,)), keras.layers.Dense(1)])
+
+
+@tf.function
+def step(loc):
+    with tf.GradientTape() as tape:
+        glimpse = tf.reshape(tf.image.extract_glimpse(images, [4, 4], loc), (4, 16))
+        mean = loc_net(glimpse)
+        sample = tf.stop_gradient(mean + tf.random.normal((4, 2), stddev=0.1))
+        again = tf.reshape(tf.image.extract_glimpse(images, [4, 4], sample), (4, 16))
+        log_prob = -tf.reduce_sum(tf.square(sample - mean), axis=1)
+        loss = tf.reduce_mean(head(tf.concat([again, sample], axis=1))) - tf.reduce_mean(log_prob)
+    variables = loc_net.trainable_variables + head.trainable_variables
+    return tape.gradient(loss, variables)
+
+
+step(tf.zeros((4, 2)))
+""",
+    "every-output-with-a-loss-fit": """\
+import keras
+import numpy as np
+
+inputs = keras.Input((8,))
+hidden = keras.layers.Dense(16, activation="relu")(inputs)
+price = keras.layers.Dense(1, name="price")(hidden)
+volume = keras.layers.Dense(1, name="volume")(keras.layers.Dense(4, name="volume_hidden")(inputs))
+model = keras.Model(inputs, [price, volume])
+model.compile(optimizer="adam", loss=["mse", "mae"], loss_weights=[1.0, 0.5])
+x = np.random.rand(32, 8).astype("float32")
+model.fit(x, [np.random.rand(32, 1), np.random.rand(32, 1)], epochs=1, verbose=0)
+""",
 }
 
 KERAS2 = {
@@ -396,6 +472,25 @@ def loss_fn(y_true, y_pred):
 model = tf.keras.Sequential([tf.keras.layers.Dense(8, input_shape=(6,)), tf.keras.layers.Dense(3, activation="softmax")])
 model.compile(optimizer="adam", loss=loss_fn)
 model.fit(np.random.rand(16, 6).astype("float32"), np.random.randint(0, 3, (16, 1)).astype("float32"), epochs=1, verbose=0)
+""",
+    "weights-made-in-call-eager": """\
+import numpy as np
+import tensorflow as tf
+
+
+class Scale(tf.keras.layers.Layer):
+    def call(self, x):
+        w = self.add_weight(name="w", shape=(x.shape[-1],), initializer="ones")  # expect: GC108
+        b = self.add_weight(name="b", shape=(x.shape[-1],), initializer="zeros")
+        return x * w + b
+
+
+model = tf.keras.Sequential([tf.keras.layers.Dense(4, input_shape=(4,)), Scale()])
+x = np.random.rand(8, 4).astype("float32")
+model(x)
+with tf.GradientTape() as tape:
+    loss = tf.reduce_mean(model(x) ** 2)
+tape.gradient(loss, model.trainable_variables)
 """,
 }
 
@@ -490,3 +585,17 @@ def test_fix_texts_name_the_users_op_and_avoid_its_names(run_script):
     assert "tf.math.floor(" in finding.fix and "tf.round" not in finding.fix
     assert "`v +" not in finding.fix  # `v` is the user's input here: the placeholder must differ
     assert finding.message.endswith("w gets none")
+
+
+def test_outputs_without_loss_reads_compile_arguments():
+    from gradcheck.trace.unreached import outputs_without_loss
+
+    names = ["a", "b", "c"]
+    assert outputs_without_loss(names, "mse", None) == []  # one loss for every output
+    assert outputs_without_loss(names, "mse", [1.0, 0.5]) == ["c"]
+    assert outputs_without_loss(names, None, None) == []
+    assert outputs_without_loss(names, ["mse", None, "mae"], None) == ["b"]
+    assert outputs_without_loss(names, ["mse"] * 3, [0.25, 0.25]) == ["c"]
+    assert outputs_without_loss(names, {"a": "mse", "c": "mae"}, None) == ["b"]
+    assert outputs_without_loss(names, {"a": "mse", "b": "mse", "c": "mse"}, {"a": 1.0, "b": 1.0}) == ["c"]
+    assert outputs_without_loss(names, ["mse"] * 3, [1.0, 1.0, 0.5]) == []

@@ -10,6 +10,7 @@ numpy from PyPI, no TensorFlow); it is built once per test session. The trace ho
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -45,6 +46,17 @@ optimizer.apply_gradients(zip(grads, model.trainable_variables))
 """
 BROKEN = STEP.format(selection="q_action = tf.cast(tf.argmax(q, axis=1), tf.float32)")
 FIXED = STEP.format(selection="q_action = tf.gather(q, actions, batch_dims=1)")
+
+
+def _notebook(step: str) -> str:
+    """The step as a notebook: an install cell, then the code in a cell of its own."""
+    cells = [
+        {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None, "source": "%pip install keras"}
+    ]
+    cells.append({"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None, "source": step})
+    return json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
+
+
 HELPER = "import tensorflow as tf\n\n\ndef double(x):\n    return tf.round(x) * 2\n"
 
 
@@ -101,13 +113,16 @@ def _pre_commit_run(project: Path, hook: str, home: Path):
 def test_static_hook_fails_on_the_broken_step_and_passes_on_the_fixed_one(tmp_path, hook_repo, pre_commit_home):
     # An empty __init__.py and an extensionless Python script must not fail the hook.
     files = {"train.py": BROKEN, "pkg/__init__.py": "", "bin/run": "#!/usr/bin/env python\nprint('hi')\n"}
+    files["explore.ipynb"] = _notebook(BROKEN)
     project = _project(tmp_path / "project", hook_repo, files)
     broken = _pre_commit_run(project, "gradcheck", pre_commit_home)
     output = broken.stdout + broken.stderr
     assert broken.returncode == 1, output
     assert "train.py:13:" in output and "GC101" in output
+    assert "explore.ipynb:cell 2:13:" in output  # notebooks are read too
 
     (project / "train.py").write_text(FIXED)
+    (project / "explore.ipynb").write_text(_notebook(FIXED))
     _git(project, "add", "-A")
     fixed = _pre_commit_run(project, "gradcheck", pre_commit_home)
     assert fixed.returncode == 0, fixed.stdout + fixed.stderr
@@ -134,7 +149,11 @@ def test_hook_manifest_pins_what_the_hooks_need():
     yaml = pytest.importorskip("yaml")
     hooks = {hook["id"]: hook for hook in yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())}
     static, trace = hooks["gradcheck"], hooks["gradcheck-trace"]
-    assert (static["language"], static["entry"], static["types"]) == ("python", "gradcheck --static", ["python"])
+    assert (static["language"], static["entry"], static["types_or"]) == (
+        "python",
+        "gradcheck --static",
+        ["python", "jupyter"],
+    )
     assert (trace["language"], trace["types"], trace["require_serial"]) == ("system", ["python"], True)
     assert "--training-only" in trace["entry"].split()
     for hook in (static, trace):

@@ -121,3 +121,40 @@ def test_an_empty_file_is_clean_to_the_static_engine(tmp_path):
     result = run_cli("--static", str(tmp_path))
     assert result.returncode == 0, result.stdout + result.stderr
     assert "No findings in 1 checked file" in result.stderr
+
+
+def test_a_notebook_is_read_cell_by_cell(tmp_path):
+    """Code cells joined in order (IPython lines neutralised): findings, notes and syntax
+    errors point at ``nb.ipynb:cell N`` and the line within the cell, as the trace engine's do."""
+    nbformat = pytest.importorskip("nbformat")
+    cells = [
+        nbformat.v4.new_markdown_cell("# DQN"),
+        nbformat.v4.new_code_cell("%pip install tensorflow\nimport keras\nimport tensorflow as tf\n%matplotlib inline"),
+        nbformat.v4.new_code_cell(
+            "q_net = keras.Sequential([keras.Input((4,)), keras.layers.Dense(2)])\nstates = tf.random.normal((8, 4))"
+        ),
+        nbformat.v4.new_code_cell(
+            "with tf.GradientTape() as tape:\n"
+            "    action = tf.argmax(q_net(states), axis=1)\n"
+            "    loss = tf.reduce_mean(tf.cast(action, tf.float32))\n"
+            "grads = tape.gradient(loss, q_net.trainable_variables)"
+        ),
+    ]
+    nb = nbformat.v4.new_notebook()
+    nb.cells = cells
+    nbformat.write(nb, str(tmp_path / "nb.ipynb"))
+    result = run_cli("--static", "--format", "json", "nb.ipynb", cwd=tmp_path)
+    assert result.returncode == 1, result.stdout + result.stderr
+    (record,) = json.loads(result.stdout)["files"]
+    (finding,) = record["findings"]
+    assert (finding["path"], finding["line"], finding["column"], finding["code"]) == ("nb.ipynb:cell 4", 2, 14, "GC101")
+    assert "(cell 4, line 2)" in finding["notes"][0] and "line 6" not in finding["notes"][0]
+
+    nb.cells[3].source = nb.cells[3].source.replace("axis=1)\n", "axis=1)  # noqa: GC101\n")
+    nbformat.write(nb, str(tmp_path / "nb.ipynb"))
+    assert run_cli("--static", "nb.ipynb", cwd=tmp_path).returncode == 0
+
+    nb.cells[2].source += "\nx = (1,"
+    nbformat.write(nb, str(tmp_path / "nb.ipynb"))
+    (record,) = json.loads(run_cli("--static", "--format", "json", "nb.ipynb", cwd=tmp_path).stdout)["files"]
+    assert record["error"]["code"] == "GC901" and "(cell 3, line 3)" in record["error"]["message"]

@@ -77,13 +77,12 @@ def test_absent_corpus_is_skipped(tmp_path, capsys):
     assert "static corpus absent" in capsys.readouterr().err
 
 
-def test_notebook_lines_keep_their_place(tmp_path):
+def test_notebooks_go_through_the_static_notebook_check(tmp_path):
     path = tmp_path / "nb.ipynb"
     path.write_text(json.dumps(BROKEN_NOTEBOOK))
-    source, where = static_corpus.notebook_source(path)
-    lines = source.splitlines()
-    assert lines[0] == "pass" and lines[2] == "pass"  # IPython lines neutralised in place
-    assert where[lines.index("    loss = tf.round(w * 2.0)")] == (3, 3)
+    outcome = static_corpus.check_one(path, "demo/nb.ipynb")
+    assert outcome.error is None and outcome.analysed
+    assert [(p, line, code) for p, line, code, _ in outcome.findings] == [("demo/nb.ipynb:cell 3", 3, "GC102")]
 
 
 @pytest.mark.skipif(shutil.which("git") is None, reason="needs git")

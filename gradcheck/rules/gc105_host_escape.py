@@ -39,6 +39,25 @@ with tf.GradientTape() as tape:
         "`keras.ops.*` instead of NumPy; no `.numpy()` or `float()` on tensors that feed the loss; call "
         "the model directly (`model(x, training=True)`) instead of `model.predict`."
     )
+    fix_variants = {
+        "weights": (
+            "When the value goes into a model's weights (`set_weights`, `load_weights`)",
+            "`{call}` copies the values into the variables through NumPy, so the model then computes with "
+            "constants, not with the tensors the tape recorded (such as adapted weights `w - lr * g`). Keep "
+            "those weights as tensors and run the forward pass functionally with them: in Keras 3 "
+            "`outputs, _ = model.stateless_call(new_weights, model.non_trainable_variables, x)`; with tf.keras, "
+            "a forward function that takes the weight tensors (e.g. `tf.nn.relu(x @ w1 + b1) @ w2 + b2`).",
+        ),
+    }
+    #: Calls that write host values into a model's variables: the "weights" fix.
+    weight_writers = ("set_weights", "load_weights")
+
+    def fix_text(self, **fields) -> str:
+        call = str(fields.get("call") or "")
+        if not fields.get("variant") and call.rsplit(".", 1)[-1] in self.weight_writers:
+            fields = {**fields, "variant": "weights"}
+        return super().fix_text(**fields)
+
     references = (
         "https://www.tensorflow.org/guide/autodiff#getting_a_gradient_of_none",
         "https://www.tensorflow.org/guide/function#python_side_effects",

@@ -43,6 +43,19 @@ class Regressor(keras.Model):
         "or allow them (`--allow-none`)."
     )
     fix_variants = {
+        "compile": (
+            "When `compile` leaves an output of the model without a loss (`model.fit`)",
+            "Give every output a loss and a loss weight, one entry per output in "
+            "`compile(loss=[...], loss_weights=[...])` or a dict naming each output ({outputs} has "
+            "none), or leave that head out of the trained model (or set its layers `trainable=False`) "
+            "if it is not meant to train.",
+        ),
+        "call": (
+            "When the weights are created in a layer's `call()` (`add_weight` there)",
+            "`call()` makes new weights each time it runs, so the loss uses the newest ones, never "
+            "{names}, the ones asked for (and that the optimizer updates). Create the weights once, in "
+            "`build()` (or `__init__`), keep them on `self`, and only use them in `call()`.",
+        ),
         "relative": (
             "When the loss uses a copy of the watched tensor (the same value computed again, or "
             "converted), not the tensor itself",
@@ -52,6 +65,7 @@ class Regressor(keras.Model):
             "gradient with respect to the layer output it returns, inside the same tape.",
         ),
     }
+    doc_fields = {"arg": "x", "names": "x", "call": "the call", "outputs": "output_b"}
     references = ("https://www.tensorflow.org/guide/autodiff#getting_a_gradient_of_none",)
 
     invalid = (

@@ -47,6 +47,13 @@ grads = tape.gradient(objective, agent.trainable_variables)
             "constant. Compute `{call}` in `call()` from the weights (keep only the weights, and any "
             "fixed noise or mask, in `{method}()`), so each forward pass recomputes it on the tape.",
         ),
+        "gradient": (
+            "When a gradient computed after the tape feeds the loss (a loss on derivatives)",
+            "`{call}` ran after the tape stopped recording, so the loss sees its result as a constant. "
+            "For a loss on derivatives (force matching, PINN residuals, gradient penalties), nest two "
+            "tapes: compute the inner `tape.gradient` inside the outer tape's `with` block, with the "
+            "loss, and ask the outer tape for the variables' gradients.",
+        ),
     }
     doc_fields = {"call": "self.w / tf.norm(self.w)", "method": "build"}
     references = ("https://www.tensorflow.org/guide/autodiff#controlling_what_the_tape_watches",)

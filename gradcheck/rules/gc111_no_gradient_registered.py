@@ -35,7 +35,23 @@ with tf.GradientTape() as tape:
         "`'area'`), register one with `tf.RegisterGradient`, or wrap the computation in a "
         "`tf.custom_gradient`."
     )
+    fix_variants = {
+        "dataset": (
+            "When the op is a `tf.data` one (`dataset.reduce`, a loop over a dataset in a `tf.function`)",
+            "`{call}` runs the computation inside `tf.data`, which the tape cannot differentiate. Loop "
+            "over the dataset in Python (`for x, y in dataset:`), computing each batch's loss on the tape "
+            "(sum them, or take one gradient per batch and add the gradients), and keep `tf.data` for "
+            "feeding the inputs. Inside a `tf.function` autograph turns that loop into `tf.data` ops "
+            "again: loop outside it and call a `tf.function` step per batch.",
+        ),
+    }
     references = ("https://www.tensorflow.org/api_docs/python/tf/RegisterGradient",)
+
+    def fix_text(self, **fields) -> str:
+        if not fields.get("variant") and str(fields.get("op") or "").endswith("Dataset"):
+            fields = {**fields, "variant": "dataset"}
+        return super().fix_text(**fields)
+
     call_names = {"ResizeArea": ("resize", "resize_area")}
 
     invalid = (

@@ -27,6 +27,10 @@ from gradcheck.static.program import BudgetExceeded
 _MAY_TRAIN = re.compile(r"gradient|jacobian|GradientTape|minimize|compile|\bfit\b|train_on_batch")
 
 
+#: How the static rules name a line in their messages and notes.
+_LINE_WORD = re.compile(r"(?<![\w.])line (\d+)\b")
+
+
 def may_train(source: str) -> bool:
     """Whether ``source`` mentions anything that asks for a gradient (a word test, no parse):
     files for which it is False are never analysed."""
@@ -56,6 +60,52 @@ def check_file(path: str) -> FileResult:
         found = _parse_and_analyze(source, path, analyse=may_train(source))
     if isinstance(found, str):
         return FileResult(path, ERROR, CheckError("GC901", found))
+    return FileResult(path, CHECKED, findings=found)
+
+
+def check_notebook(path: str) -> FileResult:
+    """Check a notebook's code cells statically, as one program run top to bottom (IPython
+    lines neutralised, line numbers kept); findings point at ``nb.ipynb:cell N``, line in
+    the cell, as the trace engine's do."""
+    from gradcheck import notebook
+
+    try:
+        cells = notebook.read_cells(path)
+    except notebook.NotebookError as error:
+        return FileResult(path, ERROR, CheckError("GC901", str(error)))
+    lines: list[str] = []
+    where: list[tuple[int, int]] = []  # for each line of the joined source: (cell, line in it)
+    for cell in cells:
+        for number, line in enumerate(cell.code.split("\n"), start=1):
+            lines.append(line)
+            where.append((cell.index, number))
+    source = "\n".join(lines) + "\n"
+
+    def locate(line: int) -> tuple[str, int]:
+        cell, in_cell = where[line - 1] if 0 < line <= len(where) else (where[-1] if where else (1, line))
+        return notebook.cell_path(path, cell), in_cell
+
+    def in_cells(text: str) -> str:  # "... at line 12" of the joined source -> "... at cell 3, line 4"
+        def one(match: re.Match) -> str:
+            line = int(match[1])
+            return "cell {}, line {}".format(*where[line - 1]) if 0 < line <= len(where) else match[0]
+
+        return _LINE_WORD.sub(one, text)
+
+    with _collector_paused():
+        found = _parse_and_analyze(source, path, analyse=may_train(source))
+    if isinstance(found, str):
+        match = re.search(r"\(line (\d+)\)$", found)
+        if match:  # a syntax error: say which cell (as the trace engine's precheck does)
+            found = found[: match.start()] + "({})".format(in_cells(f"line {match[1]}"))
+        return FileResult(path, ERROR, CheckError("GC901", found))
+
+    for finding in found:
+        finding.path, finding.line = locate(finding.line)
+        if finding.end_line is not None:
+            finding.end_line = locate(finding.end_line)[1]
+        finding.message, finding.fix = in_cells(finding.message), in_cells(finding.fix)
+        finding.notes = [in_cells(note) for note in finding.notes]
     return FileResult(path, CHECKED, findings=found)
 
 
@@ -110,4 +160,4 @@ def _analyze(tree: ast.Module, source: str, path: str) -> list[Finding]:
         return []
 
 
-__all__ = ["check_file", "check_source", "is_training_code", "may_train"]
+__all__ = ["check_file", "check_notebook", "check_source", "is_training_code", "may_train"]

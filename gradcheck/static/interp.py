@@ -383,8 +383,14 @@ class Interpreter(Resolver, Calls, Models):
             self.escape([value])  # ``self.buffer.append(h)``: read back by other methods
         have = scope.lookup(key)
         merged = join((have, value)) if have is not None else value
+        element = join((have.iterate(), value)) if have is not None else value
         scope.vars[key] = Value(
-            flow=merged.flow, models=merged.models, fields=merged.fields, ref=merged.ref, container=True
+            flow=merged.flow,
+            models=merged.models,
+            fields=merged.fields,
+            ref=merged.ref,
+            container=True,
+            element=element,
         )
 
     # --- expressions ----------------------------------------------------------------

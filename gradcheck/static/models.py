@@ -53,6 +53,20 @@ _WEIGHTED_LAYERS = frozenset(
         *("Bidirectional", "ConvLSTM3D", "LocallyConnected1D", "LocallyConnected2D"),
     )
 )
+#: Keras layers that make no variables: a cut behind one alone starves nothing.
+_WEIGHTLESS_LAYERS = frozenset(
+    (
+        *("Flatten", "Reshape", "Permute", "RepeatVector", "Lambda", "Rescaling", "Resizing", "CenterCrop"),
+        *("Dropout", "SpatialDropout1D", "SpatialDropout2D", "SpatialDropout3D", "GaussianNoise"),
+        *("GaussianDropout", "AlphaDropout", "Activation", "ReLU", "LeakyReLU", "ELU", "Softmax"),
+        *("MaxPooling1D", "MaxPooling2D", "MaxPooling3D", "AveragePooling1D", "AveragePooling2D"),
+        *("AveragePooling3D", "GlobalMaxPooling1D", "GlobalMaxPooling2D", "GlobalMaxPooling3D"),
+        *("GlobalAveragePooling1D", "GlobalAveragePooling2D", "GlobalAveragePooling3D", "MaxPool2D"),
+        *("Concatenate", "Add", "Subtract", "Multiply", "Average", "Maximum", "Minimum", "Dot"),
+        *("Cropping1D", "Cropping2D", "Cropping3D", "ZeroPadding1D", "ZeroPadding2D", "ZeroPadding3D"),
+        *("UpSampling1D", "UpSampling2D", "UpSampling3D", "Masking", "Identity", "UnitNormalization"),
+    )
+)
 #: Keras layers that call the layer (or RNN cell) they are given.
 _WRAPPERS = frozenset(("RNN", "Bidirectional", "TimeDistributed"))
 #: Preprocessing layers that map their input to integer ids.
@@ -81,6 +95,8 @@ class Models:
             program.activations[token] = activation.ref
         if leaf in _WEIGHTED_LAYERS or catalog.lookup(qual).kind == catalog.MODEL:
             program.weighted.add(token)
+        if leaf in _WEIGHTLESS_LAYERS and qual.startswith("keras.layers."):
+            program.weightless.add(token)
         if leaf == "Embedding":
             program.embeddings.add(token)
         if leaf in _ID_LAYERS:  # text/category lookups: integer ids out, no trainable variable

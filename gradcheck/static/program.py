@@ -88,6 +88,7 @@ class Program:
     escaped: set[str] = field(default_factory=set)  # origins whose values went where reads are not followed
     traced_calls: dict[str, ast.AST] = field(default_factory=dict)  # model -> its ``@tf.function`` ``call``
     weighted: set[str] = field(default_factory=set)  # layers known to make trainable variables
+    weightless: set[str] = field(default_factory=set)  # Keras layers known to make none (Flatten)
     embeddings: set[str] = field(default_factory=set)  # ``Embedding`` layers (their input is ids)
     id_layers: set[str] = field(default_factory=set)  # lookups that output integer ids
     eager_built: set[str] = field(default_factory=set)  # models and weights made when constructed
@@ -185,7 +186,14 @@ class Program:
                 cleared = True
             self.renames.setdefault(key, set()).add(name)
             self.kinds[name] = self.kinds.get(key, "model")
-            for members in (self.frozen, self.weighted, self.eager_built, self.embeddings, self.id_layers):
+            for members in (
+                self.frozen,
+                self.weighted,
+                self.weightless,
+                self.eager_built,
+                self.embeddings,
+                self.id_layers,
+            ):
                 if key in members:
                     members.add(name)
             for table in (
@@ -225,7 +233,7 @@ class Program:
         )
 
     def _forget(self, name: str) -> None:
-        for members in (self.frozen, self.weighted, self.eager_built, self.embeddings, self.id_layers):
+        for members in (self.frozen, self.weighted, self.weightless, self.eager_built, self.embeddings, self.id_layers):
             members.discard(name)
         for table in (
             *(self.int_origins, self.stateful, self.activations, self.sequential, self.parts, self.outputs),

@@ -53,8 +53,8 @@ def findings(program: Program, checks: list[Check], path: str) -> list[Finding]:
             groups += [(origin, [origin]) for origin in target]
         for source, related in groups:
             for unit in _units(source, related):
-                if any(not target[o] for o in unit):
-                    continue
+                if any(not target[o] for o in unit) or all(o in program.weightless for o in unit):
+                    continue  # a live path; or a layer with no variables (Rescaling) behind the cut
                 for origin in unit:
                     for site in target[origin]:
                         starved[site].add(source)

@@ -206,7 +206,8 @@ def join(values: Iterable[Value]) -> Value:
     if all(v.fields for v in values):
         names = set().union(*(v.fields for v in values))
         fields = {n: join(v.fields.get(n, EMPTY) for v in values) for n in names}
-    elements = [v.element for v in values if v.element is not None]
+    # one value's elements are known: the others' may be anything they hold
+    elements = [v.iterate() for v in values] if any(v.element is not None for v in values) else []
     ref = next((v.ref for v in values if v.ref is not None), None)
     qual = next((v.qual for v in values if v.qual is not None), None)
     dtype = first.dtype if all(v.dtype == first.dtype for v in values) else None

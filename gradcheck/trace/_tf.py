@@ -49,6 +49,25 @@ def autograph_mapper_class():
     return getattr(autograph_api, "StackTraceMapper", None)
 
 
+def keras_model_classes() -> list:
+    """The Keras ``Model`` base classes in use (Keras 3's; tf_keras's under legacy Keras)."""
+    classes = []
+    try:
+        from keras.src.models.model import Model
+
+        classes.append(Model)
+    except ImportError:  # pragma: no cover - no Keras 3
+        pass
+    if legacy_keras():
+        try:
+            from tf_keras.src.engine.training import Model as LegacyModel
+
+            classes.append(LegacyModel)
+        except ImportError:  # pragma: no cover - tf_keras missing
+            pass
+    return classes
+
+
 def keras_layer_classes() -> list:
     """The Keras layer base classes in use: Keras 3's, and tf_keras's when legacy Keras is
     on (``TF_USE_LEGACY_KERAS=1``)."""
@@ -95,18 +114,52 @@ def unconnected(value) -> UnconnectedGradients:
     return UnconnectedGradients(value)
 
 
-def imperative_gradient(tape, targets: list, sources: list) -> list:
+def imperative_gradient(tape, targets: list, sources: list, output_gradients: list | None = None) -> list:
     """Gradients of ``targets`` w.r.t. ``sources`` from a persistent C tape, None where
-    unconnected. Pauses every tape so the backward ops are not recorded themselves."""
-    with record.stop_recording():
-        return imperative_grad.imperative_grad(
-            tape,
-            targets,
-            sources,
-            output_gradients=None,
-            sources_raw=sources,
-            unconnected_gradients=UNCONNECTED_NONE,
-        )
+    unconnected. Pauses every tape so the backward ops are not recorded themselves.
+
+    An op with no gradient function at all (``tf.image.extract_glimpse``'s offsets, say)
+    makes TensorFlow's backward pass raise LookupError as soon as it lies between a target
+    and any source asked for, although the user's own gradient call, which never asked past
+    it, worked. What is asked here is which tensors a gradient reaches, and none reaches
+    past such an op: it is treated as ``tf.no_gradient`` would make it, for this call only."""
+    added: list[str] = []
+    try:
+        while True:
+            try:
+                with record.stop_recording():
+                    return imperative_grad.imperative_grad(
+                        tape,
+                        targets,
+                        sources,
+                        output_gradients=output_gradients,
+                        sources_raw=sources,
+                        unconnected_gradients=UNCONNECTED_NONE,
+                    )
+            except LookupError as error:
+                op_type = missing_gradient_op(error)
+                if op_type is None or op_type in added or ops._gradient_registry._registry.get(op_type):
+                    raise
+                ops.no_gradient(op_type)
+                added.append(op_type)
+    finally:
+        for op_type in added:
+            ops._gradient_registry._registry.pop(op_type, None)
+
+
+def has_gradient(op_type: str) -> bool:
+    """Whether TensorFlow registers a gradient function for ``op_type`` (``tf.no_gradient``
+    registers None; many ops register nothing)."""
+    entry = ops._gradient_registry._registry.get(op_type)
+    return bool(entry) and entry.get("type") is not None
+
+
+def missing_gradient_op(error: LookupError) -> str | None:
+    """The op type of TensorFlow's "gradient registry has no entry for: X", else None."""
+    text = str(error)
+    if "gradient registry has no entry for" not in text:
+        return None
+    return text.rsplit(":", 1)[-1].strip().strip("'\"") or None
 
 
 def is_differentiable_dtype(dtype) -> bool:

@@ -47,7 +47,7 @@ def analyse(session, tape, state, target, sources, grads, graph, upto, call) -> 
 @cyclic_gc_paused()
 def no_gradient_registered(session, tape, state, target, sources, error, graph, upto, call) -> list[Finding]:
     """``tape.gradient`` raised LookupError: an op on the path has no gradient function."""
-    op_type = str(error).rsplit(":", 1)[-1].strip().strip("'\"")
+    op_type = _tf.missing_gradient_op(error) or str(error).rsplit(":", 1)[-1].strip()
     flat_sources = _tf.tf.nest.flatten(sources)
     flat_targets = [_target_tensor(t) for t in _tf.tf.nest.flatten(target)]
     ctx = _context(session, tape, state, flat_targets, flat_sources, graph, call)
@@ -124,6 +124,7 @@ def _build_flow(ctx: Context, upto) -> None:
         ctx.target_keys = [graph_mode.key(t) for t in ctx.flat_targets if getattr(t, "graph", None) is ctx.graph]
         for source in ctx.sources:
             source.key = _key_of(ctx, _source_tensor(source.value))
+    ctx.flow.has_gradient = _tf.has_gradient
 
 
 def _live_fn(ctx: Context):
@@ -138,7 +139,10 @@ def _live_fn(ctx: Context):
         return None
 
     def live(targets, keys):
-        target_tensors = [ctx.tensors[k] for k in targets if k in ctx.tensors]
+        # a target's gradient starts from ones: a variant (a TensorList, a dataset) has none
+        target_tensors = [
+            ctx.tensors[k] for k in targets if k in ctx.tensors and _tf.is_differentiable_dtype(ctx.tensors[k].dtype)
+        ]
         # A target among the sources stops TensorFlow's backward pass there: leave it out.
         candidates = [(k, tensor(k)) for k in keys if k not in targets and tensor(k) is not None]
         if not target_tensors or not candidates:

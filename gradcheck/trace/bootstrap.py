@@ -112,7 +112,11 @@ class _Study:
             return None  # `policy_loss + value_loss - entropy`: loss terms combined, not compared
         td_a, td_b = self._td_marker(a, common), self._td_marker(b, common)
         if (td_a is None) != (td_b is None):
-            side, (marker, batched) = (a, td_a) if td_a is not None else (b, td_b)
+            side, (marker, batched, reward) = (a, td_a) if td_a is not None else (b, td_b)
+            if self._feeds(reward, b if side is a else a, common):
+                # the "reward" is a label on both sides (a soft IoU's union minus its
+                # intersection, ``sum(y + p) - sum(y * p)``): set algebra, no TD target
+                return None
             # A reward that is one number (a single transition) looks like a constant (the
             # `1 +` of a VAE's KL term): then the sides must come from separate calls of the
             # network (V(s') beside V(s)).
@@ -181,7 +185,7 @@ class _Study:
 
     def _td_marker(self, k, common: int):
         """(the op adding a tensor independent of every trained variable, a reward, to the
-        network's output on this side; whether that tensor is per sample), or None."""
+        network's output on this side; whether that tensor is per sample; the tensor), or None."""
         flow = self.flow
         found = None
         for i in sorted(self._side_ops(k, common, stop_at_layers=True), reverse=True):
@@ -192,9 +196,13 @@ class _Study:
                 if self.tmask(d) != 0 or not flow.is_differentiable(d) or self._is_weight(d):
                     continue
                 if self._batched(d):
-                    return i, True
-                found = found or (i, False)
+                    return i, True, d
+                found = found or (i, False, d)
         return found
+
+    def _feeds(self, k, side, common: int) -> bool:
+        """Whether tensor ``k`` is also an input of the network's ops on ``side``."""
+        return any(k in self.flow.ops[i].data for i in self._side_ops(side, common, stop_at_layers=True))
 
     def _loss_term(self, k, common: int) -> bool:
         """A side that already reduced the batch to one number (a loss term)."""

@@ -12,7 +12,7 @@ from gradcheck.rules import call_hints, classify_op
 from gradcheck.trace import _tf, frames
 from gradcheck.trace.context import Context, Source
 from gradcheck.trace.cuts import ASSIGN, BLOCK, BOUNDARY, OUTSIDE, UNKNOWN, UNWATCHED, Cut
-from gradcheck.trace.dataflow import TAG_CUSTOM_GRADIENT, TAG_FUNCTION
+from gradcheck.trace.dataflow import GRADIENT_CALL, TAG_CUSTOM_GRADIENT, TAG_FUNCTION
 from gradcheck.trace.describe import chain, make, op_label, subgraph
 from gradcheck.trace.frames import Location
 
@@ -65,6 +65,8 @@ def cut_finding(ctx: Context, cut: Cut, sources: list[Source], code: str | None 
     notes = []
     for later in cut.later:
         later_line = ctx.op_line(later)
+        if later_line is not None and later_line == location.line:
+            continue  # the same statement (a loop over a dataset is two tf.data ops): one fix
         notes.append(
             f"the path is cut again further down, by {op_label(ctx.flow.ops[later].type)}"
             + (f" at line {later_line}" if later_line else "")
@@ -205,7 +207,10 @@ def _assign_variant(ctx: Context, cut: Cut) -> dict:
 
 
 def _outside_variant(ctx: Context, cut: Cut, location: Location) -> dict:
-    """A value computed once when a layer is built or constructed gets its own fix."""
+    """A value computed once when a layer is built or constructed gets its own fix; so does
+    a gradient computed after the tape, then used in the loss (a loss on derivatives)."""
+    if ctx.flow.ops[cut.op].type == GRADIENT_CALL:
+        return {"variant": "gradient"}
     for frame in ctx.op_frames(cut.op):
         if frame.path == location.path and frame.line == location.line:
             if frame.function in ("build", "__init__"):

@@ -235,6 +235,10 @@ def _classify(
             add(OUTSIDE, entry)
     elif isinstance(t, WriteKey):
         add(ASSIGN, flow.producer[t])
+    elif t in flow.resources and not flow.has_gradient(op.type):
+        # the op takes the variable itself (``dataset.reduce`` running the model in tf.data),
+        # and TensorFlow has no gradient for it: the op is the cut, not the variable's birth
+        add(BLOCK, consumer, [])
     elif producer is not None and not flow.ops[producer].recorded:
         for entry in _outside_entries(flow, producer, region, walked, data):
             add(OUTSIDE, entry)

@@ -15,7 +15,7 @@ walk can be asked to follow data edges only (``data=True``).
 from __future__ import annotations
 
 import gc
-from collections.abc import Hashable, Iterable, Iterator
+from collections.abc import Callable, Hashable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
@@ -26,6 +26,8 @@ TAG_ASSIGN = "assign"
 TAG_CUSTOM_GRADIENT = "custom_gradient"
 TAG_FUNCTION = "function"
 TAG_READ = "read"
+#: The virtual op of a ``tape.gradient`` call made while no tape recorded (eager).
+GRADIENT_CALL = "tape.gradient"
 
 
 #: Ops whose output does not depend on the *values* of their inputs (shape queries):
@@ -90,6 +92,9 @@ class Flow:
         self.differentiable: dict[Key, bool] = {}
         self.resources: set[Key] = set()
         self._last_write: dict[Key, WriteKey] = {}
+        #: Whether an op type has a gradient function in TensorFlow's registry (the trace
+        #: engine sets it; the walk itself knows no TensorFlow).
+        self.has_gradient: Callable[[str], bool] = lambda op_type: True
 
     def add(
         self,

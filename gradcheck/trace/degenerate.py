@@ -404,16 +404,8 @@ def _imperative(tape, targets, sources, output_gradients=None):
     """Gradients from gradcheck's persistent shadow tape (None where unconnected)."""
     if not sources:
         return []
-    from tensorflow.python.eager import imperative_grad
-
-    return imperative_grad.imperative_grad(
-        tape,
-        list(targets),
-        list(sources),
-        output_gradients=list(output_gradients) if output_gradients is not None else None,
-        sources_raw=list(sources),
-        unconnected_gradients=_tf.UNCONNECTED_NONE,
-    )
+    outputs = list(output_gradients) if output_gradients is not None else None
+    return _tf.imperative_gradient(tape, list(targets), list(sources), outputs)
 
 
 # -- graph mode: check when the traced function runs ---------------------------------------

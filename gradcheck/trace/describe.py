@@ -56,10 +56,14 @@ def make(
 
 def in_characters(location: Location) -> Location:
     end_line = location.end_line or location.line
+    column = sourcemap.char_column(location.path, location.line, location.column) or 1
+    if column == 1:  # a statement located by its line only: point at its first character
+        text = sourcemap.source_line(location.path, location.line) or ""
+        column = len(text) - len(text.lstrip()) + 1 if text.strip() else 1
     return Location(
         location.path,
         location.line,
-        sourcemap.char_column(location.path, location.line, location.column) or 1,
+        column,
         location.end_line,
         sourcemap.char_column(location.path, end_line, location.end_column),
     )

@@ -15,7 +15,7 @@ import sys
 from dataclasses import dataclass
 
 from gradcheck.trace import frames
-from gradcheck.trace.dataflow import TAG_ASSIGN, TAG_CUSTOM_GRADIENT, TAG_FUNCTION, TAG_READ, Flow
+from gradcheck.trace.dataflow import GRADIENT_CALL, TAG_ASSIGN, TAG_CUSTOM_GRADIENT, TAG_FUNCTION, TAG_READ, Flow
 
 #: DataType enums (types.proto) that carry gradients: half, float, double, bfloat16, complex.
 _DIFFERENTIABLE_ENUMS = frozenset({1, 2, 8, 14, 18, 19})
@@ -172,6 +172,13 @@ class EagerRecorder:
         recorded as a virtual op so the path through it exists, and is cut at it."""
         if not self.paused:
             self._add(op_type, inputs, outputs, "")
+
+    def record_gradient_call(self, inputs, outputs) -> None:
+        """A ``tape.gradient`` computed while no tape recorded: its backward ops were not
+        recorded (the recorder pauses for them), so one virtual op from what it
+        differentiated to the gradients keeps the path, and shows that it ran outside."""
+        if not self.paused:
+            self._add(GRADIENT_CALL, inputs, outputs, "")
 
     def note_escape(self, tensor) -> None:
         """``tensor``'s value is leaving TensorFlow here (GC105), or, inside the Python

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import sys
 import threading
+import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager, nullcontext
 from functools import cached_property
@@ -82,18 +83,54 @@ def install(session: Session) -> None:
         unconnected_gradients=_tf.UNCONNECTED_NONE,
     ):
         state = session.tape_state(self)
-        if state is None or state.shadow is None:
+        if state is None or state.shadow is None or getattr(_inside, "jacobian", 0):
             return orig_gradient(self, target, sources, output_gradients, unconnected_gradients)
+        zero = _tf.unconnected(unconnected_gradients) == _tf.UNCONNECTED_ZERO
+        # ZERO hides disconnection: ask for None, diagnose, then fill zeros as TF would.
+        unconnected = _tf.UNCONNECTED_NONE if zero else unconnected_gradients
+        grads = _request(
+            self,
+            state,
+            sys._getframe(1),
+            target,
+            sources,
+            output_gradients,
+            lambda: orig_gradient(self, target, sources, output_gradients, unconnected),
+        )
+        return _fill_zeros(sources, grads) if zero else grads
+
+    def _jacobian_hook(orig):
+        """``tape.jacobian`` / ``batch_jacobian`` ask TensorFlow for one gradient per row
+        (inside a ``pfor`` function): to the user it is one request, checked as such."""
+
+        def jacobian(self, target, sources, *args, **kwargs):
+            state = session.tape_state(self)
+            if state is None or state.shadow is None or getattr(_inside, "jacobian", 0):
+                return orig(self, target, sources, *args, **kwargs)
+
+            def compute():
+                _inside.jacobian = getattr(_inside, "jacobian", 0) + 1
+                try:
+                    return orig(self, target, sources, *args, **kwargs)
+                finally:
+                    _inside.jacobian -= 1
+
+            return _request(self, state, sys._getframe(1), target, sources, None, compute, jacobian=True)
+
+        return jacobian
+
+    def _request(self, state, caller, target, sources, output_gradients, compute, jacobian=False):
+        """One gradient request of the user's: compute it, diagnose every None gradient
+        (for a Jacobian, every source the target is not connected to on the tape), then
+        the degenerate ones."""
         from gradcheck.trace import analyze, degenerate
 
         eager = _tf.executing_eagerly()
-        caller = sys._getframe(1)
         call = CallSite(caller, eager)
         if eager:
             # per thread: under a MirroredStrategy each replica runs the same call once a step
             session._before_eager_gradient((caller.f_code, caller.f_lasti, threading.get_ident()))
         session.flush_watch()
-        zero = _tf.unconnected(unconnected_gradients) == _tf.UNCONNECTED_ZERO
         graph = None if eager else _tf.default_graph()
         upto = graph_mode.graph_mark(graph) if graph is not None else None
         # Backward ops of a first-order gradient are noise to the recorder; under an outer
@@ -102,9 +139,9 @@ def install(session: Session) -> None:
         try:
             try:
                 with pause:
-                    # ZERO hides disconnection: ask for None, diagnose, then fill zeros as TF would.
-                    unconnected = _tf.UNCONNECTED_NONE if zero else unconnected_gradients
-                    grads = orig_gradient(self, target, sources, output_gradients, unconnected)
+                    result = compute()
+                if eager and not session.recording:
+                    _record_gradient_call(session, target, sources, output_gradients, result)
             except LookupError as error:
                 with session.paused():
                     findings = _guard(
@@ -118,16 +155,20 @@ def install(session: Session) -> None:
                     raise StopCheck() from error
                 raise
             with session.paused():
+                grads = _connected(state, target, sources) if jacobian else result
                 findings = _guard(
                     session,
                     lambda: analyze.analyse(session, self, state, target, sources, grads, graph, upto, call),
                 )
             session.add_findings(findings)
-            # GC2xx/GC301: gradients that exist but are degenerate (None ones are diagnosed above)
-            degenerate.after_gradient(session, self, state, target, sources, output_gradients, grads, graph, upto, call)
+            if not jacobian:
+                # GC2xx/GC301: gradients that exist but are degenerate (None ones are diagnosed above)
+                degenerate.after_gradient(
+                    session, self, state, target, sources, output_gradients, grads, graph, upto, call
+                )
             if graph is not None:
                 session.checked_graphs.setdefault(graph_mode.outermost_graph(graph), 0)
-            return _fill_zeros(sources, grads) if zero else grads
+            return result
         finally:
             if not self._persistent:
                 session.release(self)
@@ -136,6 +177,8 @@ def install(session: Session) -> None:
     session.patch(tape_cls, "_pop_tape", _pop_tape)
     session.patch(tape_cls, "watch", watch)
     session.patch(tape_cls, "gradient", gradient)
+    session.patch(tape_cls, "jacobian", _jacobian_hook(tape_cls.jacobian))
+    session.patch(tape_cls, "batch_jacobian", _jacobian_hook(tape_cls.batch_jacobian))
 
     # Tensors leaving TensorFlow: .numpy(), __array__, float(), int(), bool() all call _numpy.
     orig_numpy = _tf.EagerTensorBase._numpy
@@ -221,6 +264,8 @@ def install(session: Session) -> None:
         _wrap_autograph_mapper(session, mapper)
     for layer_cls in _tf.keras_layer_classes():
         _wrap_layer_init(session, layer_cls)
+    for model_cls in _tf.keras_model_classes():
+        _wrap_compile(session, model_cls)
     if _tf.KerasOptimizer is not None:
         _wrap_optimizer(session, _tf.KerasOptimizer)
     _wrap_legacy_optimizers(session)
@@ -365,6 +410,21 @@ def _wrap_init(session: Session, cls) -> None:
     session.patch(cls, "__init__", __init__)
 
 
+def _wrap_compile(session: Session, cls) -> None:
+    """Where the user compiled each model, with the losses and loss weights given: an output
+    left without a loss starves the layers that compute only it (GC108 points there)."""
+    orig_compile = cls.compile
+
+    def compile(self, *args, **kwargs):
+        site = frames.current_user_site()
+        result = orig_compile(self, *args, **kwargs)
+        loss = kwargs.get("loss", args[1] if len(args) > 1 else None)
+        session.compiled[id(self)] = (weakref.ref(self), site, loss, kwargs.get("loss_weights"))
+        return result
+
+    session.patch(cls, "compile", compile)
+
+
 def _wrap_autograph_mapper(session: Session, cls) -> None:
     """Keep every source map autograph makes (see ``frames.AUTOGRAPH_LINES``)."""
     orig_init = cls.__init__
@@ -472,6 +532,34 @@ def uninstall(session: Session) -> None:
     except (KeyError, ValueError):
         pass
     session.restore()
+
+
+#: Per thread: inside a ``tape.jacobian``, whose own gradient calls are not the user's.
+_inside = threading.local()
+
+
+def _connected(state, target, sources):
+    """For each source, whether the target is connected to it on the tape: the gradient of
+    its sum from the shadow tape (None where unconnected), as a Jacobian is None (or, from
+    ``batch_jacobian``, zeros) exactly where these are."""
+    tf = _tf.tf
+    flat = tf.nest.flatten(sources)
+    asked = [_tf.handle_of(s) if _tf.is_variable(s) else s for s in flat]
+    return _tf.imperative_gradient(state.shadow, [target], asked)
+
+
+def _record_gradient_call(session, target, sources, output_gradients, grads) -> None:
+    """Eager, after the tape stopped recording: keep the path from what was differentiated
+    to the gradients (``forces = -tape.gradient(energy, x)`` then a loss on ``forces``)."""
+    tf = _tf.tf
+    inputs = [
+        _tf.handle_of(t) if _tf.is_variable(t) else t
+        for t in tf.nest.flatten([target, sources, output_gradients])
+        if _tf.is_tensor(t) or _tf.is_variable(t)
+    ]
+    outputs = [g for g in tf.nest.flatten(grads) if _tf.is_tensor(g)]
+    if inputs and outputs:
+        session.recorder.record_gradient_call(inputs, outputs)
 
 
 def _guard(session: Session, fn):

@@ -70,6 +70,13 @@ class Origin:
     def created_in(self, graph) -> bool:
         return any(ref() is graph for ref in self.graphs)
 
+    @property
+    def function(self) -> str | None:
+        """The name of the user's function that created the variable (``build``, ``call``)."""
+        if self.trace_frames:
+            return self.trace_frames[0].function
+        return self.site[0].co_name if self.site is not None else None
+
     def location(self) -> frames.Location | None:
         """The user's line that created the variable. Created while autograph's copy of a
         function ran (a layer built lazily inside ``fit``, TF 2.16's tf_keras), the live
@@ -114,6 +121,8 @@ class Session:
         self.function_graphs: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
         self.internal_errors: list[str] = []
         self.recording: list[TapeState] = []  # states whose user tape records now
+        #: id(model) -> (weak reference, user site of ``compile``, its ``loss``, its ``loss_weights``)
+        self.compiled: dict[int, tuple] = {}
         self._pending: list = []  # outputs of the newest op, to watch once it is recorded
         self._variables: list[weakref.ref] = []
         self._saved: list[tuple[object, str, object]] = []

@@ -146,7 +146,26 @@ def _unused_finding(ctx: Context, source: Source, reach: set[int]) -> Finding:
             + f", not {source.name} itself: did you mean to compute it from {source.name}?"
         )
         return finding
-    finding = _located(ctx, "GC108", [source], ctx.call_location)
+    compiled = _compiled_without_loss(ctx, source) if source.is_variable else None
+    origin = ctx.session.variable_origin(source.value) if source.is_variable else None
+    created = origin.location() if origin is not None else None
+    if (
+        created is not None
+        and origin.function == "call"
+        and _never_read(ctx, reach)
+        and _made_again(ctx, source, origin)
+    ):
+        # ``add_weight`` in ``call()``: each call makes new weights; these are an earlier call's.
+        # One finding for the layer: at its first such weight, naming them all.
+        return _located(ctx, "GC108", [source], _first_made_alike(ctx, origin) or created, variant="call")
+    if compiled is not None:
+        # ``model.fit``'s loss is what ``compile`` made: an output left without one is the cause
+        location, outputs = compiled
+        names = ", ".join(outputs)
+        finding = _located(ctx, "GC108", [source], location, variant="compile", outputs=names)
+        finding.notes.append(f"`compile` gives no loss to the model's output{'s' if len(outputs) > 1 else ''} {names}")
+    else:
+        finding = _located(ctx, "GC108", [source], ctx.call_location)
     recorded = [i for i in sorted(reach) if ctx.flow.ops[i].recorded]
     if recorded:
         line = ctx.op_line(recorded[0])
@@ -154,14 +173,78 @@ def _unused_finding(ctx: Context, source: Source, reach: set[int]) -> Finding:
             finding.notes.append(f"{source.name} is read at line {line}, but that result never reaches the loss")
     else:
         finding.notes.append(f"{source.name} is never read while the tape records")
-    origin = ctx.session.variable_origin(source.value) if source.is_variable else None
-    created = origin.location() if origin is not None else None
     if created is not None:
         finding.notes.append(f"{source.name} is created at {_where(ctx, created)}")
         hint = sourcemap.unread_attribute_hint(created.path, created.line)
         if hint:
             finding.notes.append(hint)
     return finding
+
+
+def _first_made_alike(ctx: Context, origin) -> Location | None:
+    """The first creation line, among the sources, of variables made by the same code."""
+    code = origin.site[0] if origin.site is not None else None
+    lines = []
+    for other in ctx.sources:
+        theirs = ctx.session.variable_origin(other.value) if other.is_variable else None
+        if theirs is not None and theirs.site is not None and theirs.site[0] is code:
+            where = theirs.location()
+            if where is not None:
+                lines.append((where.line, where.column, where))
+    return min(lines, key=lambda item: item[:2])[2] if lines else None
+
+
+def _made_again(ctx: Context, source: Source, origin) -> bool:
+    """Whether another source was created by the same line (``call()`` ran it again), not a
+    weight made once, lazily, on the first call."""
+    for other in ctx.sources:
+        if other is not source and other.is_variable:
+            theirs = ctx.session.variable_origin(other.value)
+            if theirs is not None and theirs.site == origin.site:
+                return True
+    return False
+
+
+def _never_read(ctx: Context, reach: set[int]) -> bool:
+    return not any(ctx.flow.ops[i].recorded for i in reach)
+
+
+def _compiled_without_loss(ctx: Context, source: Source) -> tuple[Location, list[str]] | None:
+    """The ``compile`` of a multi-output model holding ``source`` that leaves outputs without
+    a loss (a shorter ``loss`` or ``loss_weights`` list, a dict missing an output), and those
+    outputs; None otherwise."""
+    handle = id(_tf.handle_of(source.value))
+    for ref, site, loss, weights in list(ctx.session.compiled.values()):
+        model = ref()
+        if model is None or site is None:
+            continue
+        try:
+            names = [str(n) for n in model.output_names or ()]
+            held = any(id(_tf.handle_of(v)) == handle for v in model.trainable_variables)
+        except Exception:  # noqa: BLE001 - a model not built, or without named outputs
+            continue
+        if len(names) < 2 or not held:
+            continue
+        missing = outputs_without_loss(names, loss, weights)
+        if missing:
+            return frames.site_location(site), missing
+    return None
+
+
+def outputs_without_loss(names: list[str], loss, weights) -> list[str]:
+    """Which of a model's outputs ``compile(loss=..., loss_weights=...)`` gives no loss."""
+    if loss is None:
+        return []  # no loss at all: another problem
+    missing: set[str] = set()
+    if isinstance(loss, dict):
+        missing |= {n for n in names if loss.get(n) is None}
+    elif isinstance(loss, (list, tuple)):
+        missing |= {n for i, n in enumerate(names) if i >= len(loss) or loss[i] is None}
+    if isinstance(weights, dict):
+        missing |= {n for n in names if n not in weights}
+    elif isinstance(weights, (list, tuple)):
+        missing |= {n for i, n in enumerate(names) if i >= len(weights)}
+    return [n for n in names if n in missing]
 
 
 def _relative_use(ctx: Context, source: Source, limit: int = 200) -> int | None:

@@ -1,0 +1,53 @@
+"""Real-world case 293.
+
+Source: https://github.com/yaringal/ConcreteDropout/issues/13
+Bug: porting the Concrete Dropout wrapper to TF2, the dropout probability
+p = sigmoid(p_logit) and the KL regulariser are computed once in build() and
+add_loss'ed there, as in the Keras 1/2 notebook. In TF2 build() runs eagerly,
+so self.p is a constant tensor: neither the relaxed dropout mask in call() nor
+the regulariser (dropped before fit) connects back to p_logit, and training
+warns "Gradients do not exist for variables ['concrete_dropout/p_logit:0', ...]".
+Setting: Keras 3 functional regression model (MC-dropout uncertainty) with a
+layers.Wrapper subclass, keras.ops and keras.random, model.fit.
+"""
+import numpy as np
+import keras
+from keras import layers, ops
+
+keras.utils.set_random_seed(0)
+
+
+class ConcreteDropout(layers.Wrapper):
+    def __init__(self, layer, weight_regularizer=1e-6, dropout_regularizer=1e-5, **kwargs):
+        super().__init__(layer, **kwargs)
+        self.weight_regularizer = weight_regularizer
+        self.dropout_regularizer = dropout_regularizer
+
+    def build(self, input_shape):
+        self.layer.build(input_shape)
+        self.p_logit = self.add_weight(name="p_logit", shape=(1,),
+                                       initializer=keras.initializers.RandomUniform(-2.0, 0.0))
+        self.p = ops.sigmoid(self.p_logit[0])
+        kernel_regularizer = self.weight_regularizer * ops.sum(ops.square(self.layer.kernel)) / (1.0 - self.p)
+        dropout_regularizer = self.p * ops.log(self.p) + (1.0 - self.p) * ops.log(1.0 - self.p)
+        self.add_loss(kernel_regularizer + self.dropout_regularizer * input_shape[-1] * dropout_regularizer)
+
+    def call(self, inputs):
+        eps, temp = 1e-7, 0.1
+        unif_noise = keras.random.uniform(ops.shape(inputs))
+        drop_prob = (ops.log(self.p + eps) - ops.log(1.0 - self.p + eps)
+                     + ops.log(unif_noise + eps) - ops.log(1.0 - unif_noise + eps))
+        random_tensor = 1.0 - ops.sigmoid(drop_prob / temp)
+        return self.layer(inputs * random_tensor / (1.0 - self.p))
+
+
+inputs = keras.Input((4,))
+hidden = ConcreteDropout(layers.Dense(16, activation="relu"), name="concrete_dropout")(inputs)
+outputs = ConcreteDropout(layers.Dense(1), name="concrete_dropout_1")(hidden)
+model = keras.Model(inputs, outputs)
+model.compile(optimizer="adam", loss="mse")
+print([v.path for v in model.trainable_variables])
+
+x = np.random.rand(64, 4).astype("float32")
+y = x.sum(axis=1, keepdims=True)
+model.fit(x, y, batch_size=32, epochs=1, verbose=0)

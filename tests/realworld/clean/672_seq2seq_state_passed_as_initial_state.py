@@ -1,0 +1,39 @@
+"""Clean control 672 (look-alike of case 272).
+
+Source: https://github.com/keras-team/keras/issues/2995
+Fix: the encoder's final state is passed to the decoder as extra inputs and
+used as the decoder LSTM's initial_state (the thread's suggestion: take the
+initial hidden state as a second input), so it stays in the graph and the
+encoder trains together with the decoder.
+Setting: seq2seq, Keras 3 functional encoder/decoder, eager GradientTape loop.
+"""
+import numpy as np
+import tensorflow as tf
+import keras
+from keras import layers
+
+keras.utils.set_random_seed(0)
+B, T_IN, T_OUT, V, H = 8, 6, 5, 20, 16
+
+enc_in = keras.Input((T_IN,))
+_, h, c = layers.LSTM(H, return_state=True, name="encoder_lstm")(layers.Embedding(V, 8, name="enc_embed")(enc_in))
+encoder = keras.Model(enc_in, [h, c], name="encoder")
+
+dec_in, h_in, c_in = keras.Input((T_OUT,)), keras.Input((H,)), keras.Input((H,))
+dec_seq = layers.LSTM(H, return_sequences=True, name="decoder_lstm")(layers.Embedding(V, 8)(dec_in), initial_state=[h_in, c_in])
+decoder = keras.Model([dec_in, h_in, c_in], layers.Dense(V)(dec_seq), name="decoder")
+
+optimizer = keras.optimizers.Adam(1e-2)
+variables = encoder.trainable_variables + decoder.trainable_variables
+src = np.random.randint(1, V, size=(B, T_IN))
+tgt = np.flip(src[:, :T_OUT], axis=1).copy()
+tgt_in = tf.constant(np.concatenate([np.zeros((B, 1), "int64"), tgt[:, :-1]], axis=1))
+
+for step in range(3):
+    with tf.GradientTape() as tape:
+        h, c = encoder(src)
+        logits = decoder([tgt_in, h, c])
+        loss = tf.reduce_mean(keras.losses.sparse_categorical_crossentropy(tgt, logits, from_logits=True))
+    grads = tape.gradient(loss, variables)
+    print(step, float(loss), [v.path for v, g in zip(variables, grads) if g is None])
+    optimizer.apply_gradients(zip(grads, variables))
