@@ -8,6 +8,7 @@ these, this module is the only one to change. Importing it imports TensorFlow.
 
 from __future__ import annotations
 
+import importlib
 import os
 import sys
 
@@ -49,43 +50,27 @@ def autograph_mapper_class():
     return getattr(autograph_api, "StackTraceMapper", None)
 
 
-def keras_model_classes() -> list:
-    """The Keras ``Model`` base classes in use (Keras 3's; tf_keras's under legacy Keras)."""
+def _keras_classes(keras3: tuple[str, str], legacy: tuple[str, str]) -> list:
+    """A Keras base class in use: Keras 3's, and tf_keras's when legacy Keras is on
+    (``TF_USE_LEGACY_KERAS=1``); each (module, name), skipped when it cannot be imported."""
+    wanted = [keras3, legacy] if legacy_keras() else [keras3]
     classes = []
-    try:
-        from keras.src.models.model import Model
-
-        classes.append(Model)
-    except ImportError:  # pragma: no cover - no Keras 3
-        pass
-    if legacy_keras():
+    for module, name in wanted:
         try:
-            from tf_keras.src.engine.training import Model as LegacyModel
-
-            classes.append(LegacyModel)
-        except ImportError:  # pragma: no cover - tf_keras missing
+            classes.append(getattr(importlib.import_module(module), name))
+        except (ImportError, AttributeError):  # pragma: no cover - no Keras 3 / tf_keras missing
             pass
     return classes
+
+
+def keras_model_classes() -> list:
+    """The Keras ``Model`` base classes in use."""
+    return _keras_classes(("keras.src.models.model", "Model"), ("tf_keras.src.engine.training", "Model"))
 
 
 def keras_layer_classes() -> list:
-    """The Keras layer base classes in use: Keras 3's, and tf_keras's when legacy Keras is
-    on (``TF_USE_LEGACY_KERAS=1``)."""
-    classes = []
-    try:
-        from keras.src.layers.layer import Layer
-
-        classes.append(Layer)
-    except ImportError:  # pragma: no cover - no Keras 3
-        pass
-    if legacy_keras():
-        try:
-            from tf_keras.src.engine.base_layer import Layer as LegacyLayer
-
-            classes.append(LegacyLayer)
-        except ImportError:  # pragma: no cover - tf_keras missing
-            pass
-    return classes
+    """The Keras layer base classes in use."""
+    return _keras_classes(("keras.src.layers.layer", "Layer"), ("tf_keras.src.engine.base_layer", "Layer"))
 
 
 def legacy_keras() -> bool:
@@ -138,7 +123,7 @@ def imperative_gradient(tape, targets: list, sources: list, output_gradients: li
                     )
             except LookupError as error:
                 op_type = missing_gradient_op(error)
-                if op_type is None or op_type in added or ops._gradient_registry._registry.get(op_type):
+                if op_type is None or ops._gradient_registry._registry.get(op_type):  # added, or not ours
                     raise
                 ops.no_gradient(op_type)
                 added.append(op_type)
