@@ -1,5 +1,5 @@
 """What the GC2xx/GC301 checks cost: the first call of a train step under the tracer with
-them, against the same tracer without them (``degenerate.after_gradient`` a no-op), each
+them, against the same tracer without them (the registry's ``values`` phase a no-op), each
 in a fresh process, ``--reps`` times, the modes alternating; medians. Plain (no gradcheck)
 is measured too, for scale.
 
@@ -106,17 +106,17 @@ def worker(case: str, mode: str, smoke: bool) -> dict:
     step = step_body if case == "eager_mlp" else tf.function(step_body)
     session = None
     if mode != "plain":
-        from gradcheck.trace import degenerate
-        from gradcheck.trace.hooks import activate
-        from gradcheck.trace.session import Session
+        from gradcheck.trace.capture.hooks import activate, tape
+        from gradcheck.trace.capture.session import Session
+        from gradcheck.trace.values import custom_check
 
         if mode.startswith("no_gc2"):
-            degenerate.after_gradient = lambda *args, **kwargs: None
+            tape._values_phase = lambda *args, **kwargs: None
         # as the CLI checks a script: one step, no update (``watch``: every step, updates applied)
         watched = mode.endswith("_watch")
         session = Session(steps=None if watched else 1, skip_updates=not watched, check_mode=not watched)
         activate(session)
-        degenerate.configure(session, check_custom_gradients=mode.startswith("gc301"))
+        custom_check.configure(session, check_custom_gradients=mode.startswith("gc301"))
     wall, cpu = time.perf_counter(), time.process_time()
     step(x, y)
     first_wall, first_cpu = time.perf_counter() - wall, time.process_time() - cpu

@@ -1,4 +1,4 @@
-"""Scaling of the cut-finding walk (``gradcheck.trace.cuts.find_cuts``) on synthetic graphs.
+"""Scaling of the cut-finding walk (``gradcheck.trace.diagnose.cuts.find_cuts``) on synthetic graphs.
 
 The graphs stand for one broken train step: variables read into a float network (a chain,
 or layers of ``width`` ops with fan-in 2 and fan-out about 2, with integer side inputs
@@ -29,8 +29,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks._common import Figure, fmt_seconds, median
-from gradcheck.trace.cuts import BLOCK, BOUNDARY, find_cuts
-from gradcheck.trace.dataflow import Flow, cyclic_gc_paused
+from gradcheck.trace.diagnose.cuts import BLOCK, BOUNDARY, find_cuts
+from gradcheck.trace.record.dataflow import Flow, cyclic_gc_paused
 
 FLOAT_OPS = ("MatMul", "AddV2", "Mul", "Relu", "BiasAdd", "Tanh", "Sub", "Sigmoid")
 NOT_DIFFERENTIABLE = frozenset({"ArgMax", "Cast", "StopGradient", "Shape"})
@@ -72,7 +72,7 @@ class Spec:
         """A Flow of these ops, and the wall and CPU seconds its construction took."""
         gc.collect()
         start, cpu = time.perf_counter(), time.process_time()
-        with cyclic_gc_paused():  # as the engine builds it (gradcheck.trace.analyze)
+        with cyclic_gc_paused():  # as the engine builds it (gradcheck.trace.diagnose.analyze)
             flow = Flow()
             for k in self.resources:
                 flow.resources.add(k)

@@ -6,7 +6,7 @@ MODEL is ``dqn_broken``, ``dqn_fixed``, ``resnet50``, ``transformer`` (a Keras
 ``train_step`` compiled with ``tf.function``, as ``fit`` and ``gradcheck.check_model`` run
 it) or ``eager_mlp``, ``eager_transformer`` (a custom eager loop: ``GradientTape``,
 ``tape.gradient``, ``apply_gradients``). MODE is ``plain`` or ``checked`` (the same code
-under ``gradcheck.trace.session.Session(steps=None, skip_updates=False)``: every hook
+under ``gradcheck.trace.capture.session.Session(steps=None, skip_updates=False)``: every hook
 installed, every gradient diagnosed, the optimizer update still applied, so both modes
 do the same work).
 
@@ -236,13 +236,13 @@ def main(argv: list[str] | None = None) -> None:
     warm_up()
     session, preload_s = None, None
     if args.mode == "checked":
-        from gradcheck.trace.hooks import activate
-        from gradcheck.trace.session import Session
+        from gradcheck.trace.capture.hooks import activate
+        from gradcheck.trace.capture.session import Session
 
         if args.preload:
             start = time.perf_counter()
             import gradcheck.output.text
-            import gradcheck.trace.analyze  # noqa: F401
+            import gradcheck.trace.diagnose.analyze  # noqa: F401
 
             preload_s = time.perf_counter() - start
 
@@ -295,7 +295,7 @@ def main(argv: list[str] | None = None) -> None:
         if out["error"] is None:
             out["graph_ops"] = len(step.get_concrete_function(data).graph.get_operations())
     if session is not None:
-        from gradcheck.trace.hooks import deactivate
+        from gradcheck.trace.capture.hooks import deactivate
 
         deactivate(session)
         out["findings"] = sorted({f.code for f in session.findings})

@@ -15,7 +15,7 @@ from typing import Any
 
 from gradcheck.findings import FileResult, Finding
 from gradcheck.report import GradientFlowError, Report
-from gradcheck.trace.steps import run_train_step
+from gradcheck.trace.run.steps import run_train_step
 
 
 class TensorFlowMissingError(ImportError):
@@ -24,7 +24,7 @@ class TensorFlowMissingError(ImportError):
 
 def _require_tensorflow() -> None:
     try:
-        import tensorflow  # noqa: F401
+        from gradcheck.trace.record import _tf  # noqa: F401  (imports TensorFlow)
     except ImportError as error:
         raise TensorFlowMissingError(
             f"GC904 gradcheck's trace engine needs TensorFlow, which cannot be imported ({error}); "
@@ -57,16 +57,17 @@ def _relative(path: str) -> str:
 def _run(fn: Callable[[], Any], allow_none: Iterable[str], check_custom_gradients: bool = False) -> Report:
     """Run ``fn`` checked: every gradient diagnosed, no optimizer update applied."""
     _require_tensorflow()
-    from gradcheck.trace import degenerate
-    from gradcheck.trace.escape import graph_escape_finding
-    from gradcheck.trace.hooks import tracing
-    from gradcheck.trace.session import Session, StopCheck
+    from gradcheck.trace.capture.hooks import tracing
+    from gradcheck.trace.capture.session import Session
+    from gradcheck.trace.diagnose.escape import graph_escape_finding
+    from gradcheck.trace.record.errors import StopCheck
+    from gradcheck.trace.values import custom_check
 
     session = Session(steps=None, skip_updates=True, allow_none=allow_none, check_mode=True)
     extra: list[Finding] = []
     try:
         with tracing(session):
-            degenerate.configure(session, check_custom_gradients=check_custom_gradients)
+            custom_check.configure(session, check_custom_gradients=check_custom_gradients)
             fn()
     except StopCheck:
         pass
@@ -140,9 +141,9 @@ def assert_gradients_flow(
 
 
 def _configure(session, check_custom_gradients: bool = False) -> None:
-    from gradcheck.trace import degenerate
+    from gradcheck.trace.values import custom_check
 
-    degenerate.configure(session, check_custom_gradients=check_custom_gradients)
+    custom_check.configure(session, check_custom_gradients=check_custom_gradients)
 
 
 def _allow(report: Report, code: str, allowed: bool | Iterable[str]) -> None:
@@ -173,8 +174,8 @@ def watch(*, allow_none: Iterable[str] = ()) -> Iterator[Report]:
     """Diagnose every ``tape.gradient`` made inside the block; the yielded Report fills up
     as it goes. Training is not changed (updates apply, nothing stops)."""
     _require_tensorflow()
-    from gradcheck.trace.hooks import tracing
-    from gradcheck.trace.session import Session
+    from gradcheck.trace.capture.hooks import tracing
+    from gradcheck.trace.capture.session import Session
 
     report = Report([FileResult("<watch>")])
 
@@ -199,8 +200,8 @@ def install(*, allow_none: Iterable[str] = (), stream=None) -> None:
         return
     _require_tensorflow()
     from gradcheck.output.text import render_findings
-    from gradcheck.trace.hooks import activate
-    from gradcheck.trace.session import Session
+    from gradcheck.trace.capture.hooks import activate
+    from gradcheck.trace.capture.session import Session
 
     out = stream or sys.stderr
 
@@ -218,7 +219,7 @@ def uninstall() -> None:
     """Undo ``install()``."""
     global _INSTALLED
     if _INSTALLED is not None:
-        from gradcheck.trace.hooks import deactivate
+        from gradcheck.trace.capture.hooks import deactivate
 
         deactivate(_INSTALLED)
         _INSTALLED = None

@@ -1,4 +1,4 @@
-"""Check many files: each script runs in its own child process (``gradcheck.trace.child``)
+"""Check many files: each script runs in its own child process (``gradcheck.trace.run.child``)
 with a timeout, ``jobs`` at a time; results come back in a deterministic order.
 
 Everything that can go wrong with a file (missing, not Python, a syntax error, a crash, a
@@ -171,7 +171,7 @@ def _precheck(path: str) -> FileResult | None:
 
 def child_command(target: str, options: Options, result_path: str, display: str | None = None) -> list[str]:
     path, function = discover.split_target(target)
-    cmd = [sys.executable, "-m", "gradcheck.trace.child", "--result", result_path, "--steps", str(options.steps)]
+    cmd = [sys.executable, "-m", "gradcheck.trace.run.child", "--result", result_path, "--steps", str(options.steps)]
     for pattern in options.allow_none:
         cmd += ["--allow-none", pattern]
     if options.graph:
@@ -259,7 +259,7 @@ def _wait(proc: subprocess.Popen, options: Options, shown: str, result_path: str
 
 def _where(proc: subprocess.Popen, result_path: str, grace: float = 3.0) -> str | None:
     """Ask a child that ran out of time where the script is (``train.py:42 in fill_buffer``):
-    it answers a SIGUSR1 by writing the innermost user frame (see ``trace.child``)."""
+    it answers a SIGUSR1 by writing the innermost user frame (see ``trace.run.child``)."""
     where_path = f"{result_path}.where"
     try:
         os.kill(proc.pid, signal.SIGUSR1)

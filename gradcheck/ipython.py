@@ -94,7 +94,11 @@ class Diagnosis:
                 parts.append(f"<div><b>path:</b> {path}</div>")
             if f.fix:
                 parts.append(f"<div><b>fix:</b> {html.escape(f.fix)}</div>")
-            parts.append(f'<div><a href="{html.escape(f.url)}" target="_blank">{f.code} explained</a></div></div>')
+            if f.url:
+                parts.append(f'<div><a href="{html.escape(f.url)}" target="_blank">{f.code} explained</a></div>')
+            else:
+                parts.append(f"<div><code>gradcheck --explain {f.code}</code></div>")
+            parts.append("</div>")
         parts.append("</div>")
         return "".join(parts)
 
@@ -105,10 +109,9 @@ _SHELL = None
 def load_ipython_extension(shell) -> None:
     """``%load_ext gradcheck``."""
     global _SHELL
-    import gradcheck
     from gradcheck import api
 
-    gradcheck.install()
+    api.install()
     session = api._INSTALLED
     if session is None:  # pragma: no cover - install() raised instead
         return
@@ -126,7 +129,7 @@ def load_ipython_extension(shell) -> None:
 def unload_ipython_extension(shell) -> None:
     """``%unload_ext gradcheck``."""
     global _SHELL
-    import gradcheck
+    from gradcheck import api
 
-    gradcheck.uninstall()
+    api.uninstall()
     _SHELL = None

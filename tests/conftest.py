@@ -53,7 +53,7 @@ def run_script(tmp_path):
     def run(source: str, name: str = "script.py", **kwargs):
         import keras
 
-        from gradcheck.trace.runner import run_file
+        from gradcheck.trace.run.runner import run_file
 
         keras.backend.clear_session()  # fresh layer names: dense, dense_1 ...
         path = tmp_path / name

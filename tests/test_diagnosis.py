@@ -588,7 +588,7 @@ def test_fix_texts_name_the_users_op_and_avoid_its_names(run_script):
 
 
 def test_outputs_without_loss_reads_compile_arguments():
-    from gradcheck.trace.unreached import outputs_without_loss
+    from gradcheck.trace.diagnose.unreached import outputs_without_loss
 
     names = ["a", "b", "c"]
     assert outputs_without_loss(names, "mse", None) == []  # one loss for every output

@@ -17,8 +17,8 @@ from gradcheck.findings import ChainLink, CheckError, FileResult, Finding
 from gradcheck.output import FORMATS, render
 from gradcheck.report import Report
 from gradcheck.rules import RULES
-from gradcheck.trace.cuts import UNKNOWN, find_cuts
-from gradcheck.trace.dataflow import TAG_ASSIGN, Flow
+from gradcheck.trace.diagnose.cuts import UNKNOWN, find_cuts
+from gradcheck.trace.record.dataflow import TAG_ASSIGN, Flow
 
 EXAMPLES = int(os.environ.get("GRADCHECK_FUZZ_EXAMPLES", "200"))
 OP_TYPES = ["MatMul", "ArgMax", "Cast", "Round", "StopGradient", "Add", "AssignVariableOp", "ReadVariableOp", "Mul"]

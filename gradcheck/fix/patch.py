@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from gradcheck.fix.source import Source
+from gradcheck.output.diffs import replacements  # noqa: F401  (part of this module's API)
 
 if TYPE_CHECKING:
     from gradcheck.findings import Finding
@@ -187,41 +188,4 @@ def line_map(old: str, new: str) -> dict[int, int]:
             hits = pool.get(a[i].strip())
             if hits and a[i].strip():
                 out[i + 1] = hits.pop(0) + 1
-    return out
-
-
-def replacements(diff: str) -> list[tuple[int, list[str], list[str]]]:
-    """The line blocks a unified diff replaces: (first old line, 1-based; the old lines;
-    the new lines), lines with their line ends. A pure insertion has no old lines and goes
-    before its first old line."""
-    out: list[tuple[int, list[str], list[str]]] = []
-    old_line, current, last = 0, None, ""
-    for raw in diff.splitlines(keepends=True):
-        if raw.startswith(("--- ", "+++ ")) and current is None and last in ("", " "):
-            continue
-        if raw.startswith("@@"):
-            old = raw.split()[1]  # -start[,count]
-            start, _, count = old[1:].partition(",")
-            old_line = int(start) + (1 if count == "0" else 0)
-            current, last = None, ""
-            continue
-        kind, text = raw[:1], raw[1:]
-        if kind == "\\":  # "\ No newline at end of file": the line above has no line end
-            lines = current[2] if current is not None and last == "+" else current[1] if current is not None else None
-            if lines:
-                lines[-1] = lines[-1].rstrip("\r\n")
-            continue
-        if kind == " ":
-            current = None
-            old_line += 1
-        elif kind in "-+":
-            if current is None:
-                current = (old_line, [], [])
-                out.append(current)
-            if kind == "-":
-                current[1].append(text)
-                old_line += 1
-            else:
-                current[2].append(text)
-        last = kind
     return out

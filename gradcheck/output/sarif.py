@@ -146,7 +146,7 @@ def _fix(finding: Finding, artifacts: _Artifacts) -> dict[str, Any]:
     A block's deleted region ends at the end of its last line (line end excluded), so the
     inserted text leaves out its own final line end; a pure insertion is an empty region
     at the start of the line it goes before."""
-    from gradcheck.fix.patch import replacements
+    from gradcheck.output.diffs import replacements
 
     assert finding.patch is not None
     changes = []

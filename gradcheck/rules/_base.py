@@ -61,6 +61,9 @@ class Rule:
     op_types: ClassVar[frozenset[str]] = frozenset()
     #: Callee names users write for those ops (to find the call on a traced line).
     call_names: ClassVar[dict[str, tuple[str, ...]]] = {}
+    #: The trace engine's check that reports this code, as ``module:function`` (registered in
+    #: ``gradcheck.trace.record.registry``; a string, so that rules never import TensorFlow).
+    trace_check: ClassVar[str] = ""
     #: Whether an engine reports this code yet (GC2xx/GC3xx are reserved vocabulary).
     implemented: ClassVar[bool] = True
     #: Stand-ins for the fix's placeholders on the rule's page (the engine uses real names).

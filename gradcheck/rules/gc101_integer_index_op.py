@@ -7,6 +7,7 @@ from gradcheck.rules._base import Example, Rule
 
 class IntegerIndexOp(Rule):
     code = "GC101"
+    trace_check = "gradcheck.trace.diagnose.analyze:analyse"
     name = "integer-index-op"
     summary = (
         "The loss is built from integer indices (argmax, argmin, top_k indices, where...), which carry no gradient."

@@ -7,6 +7,7 @@ from gradcheck.rules._base import Example, Rule
 
 class RoundingOp(Rule):
     code = "GC102"
+    trace_check = "gradcheck.trace.diagnose.analyze:analyse"
     name = "rounding-op"
     summary = "The loss goes through a rounding op (round, floor, ceil, rint), which has no gradient."
     message = "{call} rounds to a step function, which has no gradient: {variables} {get} none"

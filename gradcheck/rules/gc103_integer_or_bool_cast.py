@@ -7,6 +7,7 @@ from gradcheck.rules._base import Example, Rule
 
 class IntegerOrBoolCast(Rule):
     code = "GC103"
+    trace_check = "gradcheck.trace.diagnose.analyze:analyse"
     name = "integer-or-bool-cast"
     summary = "A float on the path to the loss is cast to an integer or bool, or compared: no gradient flows back."
     message = "{call} turns a float into an integer or bool, which carries no gradient: {variables} {get} none"

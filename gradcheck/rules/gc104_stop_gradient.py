@@ -7,6 +7,7 @@ from gradcheck.rules._base import Example, Rule
 
 class StopGradient(Rule):
     code = "GC104"
+    trace_check = "gradcheck.trace.diagnose.analyze:analyse"
     name = "stop-gradient"
     summary = "`tf.stop_gradient` (or PreventGradient) sits on the only path from the variables to the loss."
     message = "{call} stops the gradient on the only path to the loss: {variables} {get} none"

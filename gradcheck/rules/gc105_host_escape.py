@@ -7,6 +7,7 @@ from gradcheck.rules._base import Example, Rule
 
 class HostEscape(Rule):
     code = "GC105"
+    trace_check = "gradcheck.trace.diagnose.analyze:analyse"
     name = "host-escape"
     summary = "Inside the tape a tensor left TensorFlow (`.numpy()`, NumPy, `float()`, `model.predict`) and came back as a constant."
     message = "{call} takes the value out of TensorFlow; what comes back is a constant with no gradient: {variables} {get} none"

@@ -7,6 +7,7 @@ from gradcheck.rules._base import Example, Rule
 
 class NumpyFunction(Rule):
     code = "GC106"
+    trace_check = "gradcheck.trace.diagnose.analyze:analyse"
     name = "numpy-function"
     summary = "`tf.numpy_function` (or `tf.compat.v1.py_func`) is on the path to the loss; it has no gradient."
     message = "{call} runs NumPy code TensorFlow cannot differentiate: {variables} {get} no gradient"

@@ -7,6 +7,7 @@ from gradcheck.rules._base import Example, Rule
 
 class SamplingOp(Rule):
     code = "GC107"
+    trace_check = "gradcheck.trace.diagnose.analyze:analyse"
     name = "sampling-op"
     summary = (
         "The loss is built from a sample of an integer sampler (`tf.random.categorical`...), which has no gradient."

@@ -7,6 +7,7 @@ from gradcheck.rules._base import Example, Rule
 
 class UnusedSource(Rule):
     code = "GC108"
+    trace_check = "gradcheck.trace.diagnose.analyze:analyse"
     name = "unused-source"
     summary = "A variable (or watched tensor) asked for gradients is not used in computing the loss at all."
     message = "{variables} never {reach} the loss: the tape has no path from {them} to the target"

@@ -7,6 +7,7 @@ from gradcheck.rules._base import Example, Rule
 
 class OutsideTape(Rule):
     code = "GC109"
+    trace_check = "gradcheck.trace.diagnose.analyze:analyse"
     name = "outside-tape"
     summary = (
         "Part of the path from the variables to the loss ran before the tape started or after it stopped recording."

@@ -7,6 +7,7 @@ from gradcheck.rules._base import Example, Rule
 
 class UnwatchedSource(Rule):
     code = "GC110"
+    trace_check = "gradcheck.trace.diagnose.analyze:analyse"
     name = "unwatched-source"
     summary = "A plain tensor (not a variable) is asked for gradients, but the tape never watched it."
     message = "{variables}: {plain} the tape never watched, so {its} {gradient} {is} None"

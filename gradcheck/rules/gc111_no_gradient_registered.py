@@ -7,6 +7,7 @@ from gradcheck.rules._base import Example, Rule
 
 class NoGradientRegistered(Rule):
     code = "GC111"
+    trace_check = "gradcheck.trace.diagnose.analyze:no_gradient_registered"
     name = "no-gradient-registered"
     summary = "An op on the path has no gradient function (`LookupError`) or is registered as not differentiable."
     message = "{op} has no gradient in TensorFlow: {variables} upstream {get} none"

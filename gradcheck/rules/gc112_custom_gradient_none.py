@@ -7,6 +7,7 @@ from gradcheck.rules._base import Example, Rule
 
 class CustomGradientNone(Rule):
     code = "GC112"
+    trace_check = "gradcheck.trace.diagnose.analyze:analyse"
     name = "custom-gradient-none"
     summary = "A `tf.custom_gradient` function's gradient returns None for an input the variables flow through."
     message = "the tf.custom_gradient {call} returns None for an input: {variables} upstream {get} no gradient"

@@ -7,6 +7,7 @@ from gradcheck.rules._base import Example, Rule
 
 class VariableAssign(Rule):
     code = "GC113"
+    trace_check = "gradcheck.trace.diagnose.analyze:analyse"
     name = "variable-assign"
     summary = "A value computed from the variables is written into a variable with `assign` and read back: assignment is not differentiable."
     message = (

@@ -7,6 +7,7 @@ from gradcheck.rules._base import Example, Rule
 
 class IntegerSource(Rule):
     code = "GC114"
+    trace_check = "gradcheck.trace.diagnose.analyze:analyse"
     name = "integer-source"
     summary = "A source of `tape.gradient` has an integer (or bool) dtype: no gradient exists for it."
     message = "{variables} {has} dtype {dtype}: gradients exist only for floating-point values"

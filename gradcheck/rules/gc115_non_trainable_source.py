@@ -7,6 +7,7 @@ from gradcheck.rules._base import Example, Rule
 
 class NonTrainableSource(Rule):
     code = "GC115"
+    trace_check = "gradcheck.trace.diagnose.analyze:analyse"
     name = "non-trainable-source"
     summary = "Gradients are asked for non-trainable variables (e.g. `model.variables` includes BatchNormalization statistics)."
     message = "{variables} {is} not trainable: the tape does not watch non-trainable variables, so the gradient is None"

@@ -7,6 +7,7 @@ from gradcheck.rules._base import Example, Rule
 
 class CapturedByValue(Rule):
     code = "GC116"
+    trace_check = "gradcheck.trace.diagnose.analyze:analyse"
     name = "captured-by-value"
     summary = "The loss depends on a nested `tf.function` (e.g. `@tf.function` on a Keras 3 `Model.call`) that captured the variables by value."
     message = "{function} was traced while its variables were created, so it captured {variables} by value: the tape never sees {them} read"

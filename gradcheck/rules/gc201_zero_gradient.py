@@ -7,6 +7,7 @@ from gradcheck.rules._base import Example, Rule
 
 class ZeroGradient(Rule):
     code = "GC201"
+    trace_check = "gradcheck.trace.values.degenerate:check"
     name = "zero-gradient"
     severity = "warning"
     summary = "A variable's gradient arrives but is identically zero on the checked batch, for a structural reason."

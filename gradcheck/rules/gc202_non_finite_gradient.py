@@ -7,6 +7,7 @@ from gradcheck.rules._base import Example, Rule
 
 class NonFiniteGradient(Rule):
     code = "GC202"
+    trace_check = "gradcheck.trace.values.degenerate:check"
     name = "non-finite-gradient"
     severity = "error"
     summary = "A variable's gradient contains NaN or Inf while the loss is finite."

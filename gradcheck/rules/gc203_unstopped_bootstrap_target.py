@@ -8,6 +8,7 @@ from gradcheck.rules._base import Example, Rule
 
 class UnstoppedBootstrapTarget(Rule):
     code = "GC203"
+    trace_check = "gradcheck.trace.values.bootstrap:check"
     name = "unstopped-bootstrap-target"
     severity = "warning"
     summary = (

@@ -10,6 +10,7 @@ from gradcheck.rules._base import Example, Rule
 
 class CustomGradientMismatch(Rule):
     code = "GC301"
+    trace_check = "gradcheck.trace.values.custom_check:check_call"
     name = "custom-gradient-mismatch"
     severity = "error"
     summary = "A `tf.custom_gradient` disagrees with central finite differences of its forward function."

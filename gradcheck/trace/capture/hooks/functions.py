@@ -1,0 +1,73 @@
+"""Hook step: functions and recording scopes. ``tf.custom_gradient`` records one tape op for
+its whole body in eager mode (noted as such), ``stop_recording`` flushes the outputs made
+while paused, a traced function about to run counts the graph-mode steps, and every source
+map autograph makes is kept (``frames.AUTOGRAPH_LINES``)."""
+
+from __future__ import annotations
+
+import sys
+from contextlib import contextmanager
+
+from gradcheck.trace.capture.patches import Patches
+from gradcheck.trace.capture.session import Session
+from gradcheck.trace.record import _tf, frames
+
+
+def install(session: Session, patches: Patches) -> None:
+    _patch_record_operation(session, patches)
+    _patch_stop_recording(session, patches)
+    _patch_function_calls(session, patches)
+    mapper = _tf.autograph_mapper_class()
+    if mapper is not None:
+        _patch_autograph_mapper(patches, mapper)
+
+
+def _patch_record_operation(session: Session, patches: Patches) -> None:
+    record_module = _tf.record_operation_module()
+    orig_record = record_module.record_operation
+
+    def record_operation(op_type, output_tensors, input_tensors, backward_function, forward_function=None):
+        if sys._getframe(1).f_code.co_filename.endswith("custom_gradient.py") and _tf.executing_eagerly():
+            session.recorder.record_custom_gradient(op_type, output_tensors, input_tensors)
+        return orig_record(op_type, output_tensors, input_tensors, backward_function, forward_function)
+
+    patches.set(record_module, "record_operation", record_operation)
+
+
+def _patch_stop_recording(session: Session, patches: Patches) -> None:
+    record_module = _tf.record_operation_module()
+    orig_stop_recording = record_module.stop_recording
+
+    @contextmanager
+    def stop_recording():
+        with orig_stop_recording():
+            yield
+        session.flush_watch()  # outputs made while paused (tf.stop_gradient's) are watched now
+
+    patches.set(record_module, "stop_recording", stop_recording)
+
+
+def _patch_function_calls(session: Session, patches: Patches) -> None:
+    """Graph-mode step accounting: a checked traced function about to run again."""
+    orig_call_flat = _tf.ConcreteFunction._call_flat
+
+    def _call_flat(self, tensor_inputs, captured_inputs):
+        session.note_function(self)
+        session.before_function_call(self)
+        return orig_call_flat(self, tensor_inputs, captured_inputs)
+
+    patches.set(_tf.ConcreteFunction, "_call_flat", _call_flat)
+
+
+def _patch_autograph_mapper(patches: Patches, cls) -> None:
+    """Keep every source map autograph makes (see ``frames.AUTOGRAPH_LINES``)."""
+    orig_init = cls.__init__
+
+    def __init__(self, converted_fn, *args, **kwargs):
+        orig_init(self, converted_fn, *args, **kwargs)
+        for loc, origin in (getattr(converted_fn, "ag_source_map", None) or {}).items():
+            key = (loc.filename, loc.lineno)
+            if key not in frames.AUTOGRAPH_LINES:
+                frames.AUTOGRAPH_LINES[key] = (origin.loc.filename, origin.loc.lineno, origin.function_name)
+
+    patches.set(cls, "__init__", __init__)

@@ -1,0 +1,75 @@
+"""Hook step: where things were made. Variable constructors (GC114 points at a variable's
+creation; GC116 needs "created inside a trace"), Keras layers (where the user created each
+one and first applied it) and ``Model.compile`` (the losses given to each output)."""
+
+from __future__ import annotations
+
+import sys
+import weakref
+
+from gradcheck.trace.capture.patches import Patches
+from gradcheck.trace.capture.session import Session
+from gradcheck.trace.record import _tf, frames
+
+
+def install(session: Session, patches: Patches) -> None:
+    for cls in (_tf.ResourceVariable, _tf.UninitializedVariable, _tf.KerasVariable):
+        if cls is not None:
+            _patch_variable_init(session, patches, cls)
+    for layer_cls in _tf.keras_layer_classes():
+        _patch_layer(patches, layer_cls)
+    for model_cls in _tf.keras_model_classes():
+        _patch_compile(session, patches, model_cls)
+
+
+def _patch_variable_init(session: Session, patches: Patches, cls) -> None:
+    orig_init = cls.__init__
+
+    def __init__(self, *args, **kwargs):
+        orig_init(self, *args, **kwargs)
+        session.note_variable(self)
+
+    patches.set(cls, "__init__", __init__)
+
+
+def _patch_compile(session: Session, patches: Patches, cls) -> None:
+    """Where the user compiled each model, with the losses and loss weights given: an output
+    left without a loss starves the layers that compute only it (GC108 points there)."""
+    orig_compile = cls.compile
+
+    def compile(self, *args, **kwargs):
+        site = frames.current_user_site()
+        result = orig_compile(self, *args, **kwargs)
+        loss = kwargs.get("loss", args[1] if len(args) > 1 else None)
+        session.compiled[id(self)] = (weakref.ref(self), site, loss, kwargs.get("loss_weights"))
+        return result
+
+    patches.set(cls, "compile", compile)
+
+
+def _patch_layer(patches: Patches, cls) -> None:
+    """Where the user created each Keras layer, and where user code first applied it
+    (``y = Embedding(...)(x)`` in a functional model): ``frames.layer_site`` reads them."""
+    orig_init, orig_call = cls.__init__, cls.__call__
+
+    def __init__(self, *args, **kwargs):
+        orig_init(self, *args, **kwargs)
+        _note_site(self, "_gc_site", frames.current_user_site())
+
+    def __call__(self, *args, **kwargs):
+        if getattr(self, "_gc_call_site", None) is None:
+            caller = sys._getframe(1)
+            if frames.is_user_file(caller.f_code.co_filename):
+                _note_site(self, "_gc_call_site", frames.frame_site(caller))
+        return orig_call(self, *args, **kwargs)
+
+    patches.set(cls, "__init__", __init__)
+    patches.set(cls, "__call__", __call__)
+
+
+def _note_site(layer, attribute: str, site) -> None:
+    if site is not None and getattr(layer, attribute, None) is None:
+        try:
+            object.__setattr__(layer, attribute, site)  # past Keras's attribute tracking
+        except (AttributeError, TypeError):
+            pass

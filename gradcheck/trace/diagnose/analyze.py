@@ -1,0 +1,222 @@
+"""Turn one ``tape.gradient`` call with None gradients into findings.
+
+For every source whose gradient is None: a few causes are decided by the source alone
+(an integer dtype, a non-trainable variable, a tensor nobody watched); the rest come from
+the data-flow graph around the call (``eager`` recorder or the traced ``graph``): the cut
+finder locates the op on each path, and sources with no path at all are explained by a
+host escape, a function that captured them by value, or plain non-use.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+
+from gradcheck import sourcemap
+from gradcheck.findings import Finding
+from gradcheck.trace.diagnose.context import (
+    Context,
+    Source,
+    build_flow,
+    key_of,
+    new_context,
+    recover_hidden_reads,
+    source_tensor,
+)
+from gradcheck.trace.diagnose.cut_findings import cut_finding, target_outside_findings
+from gradcheck.trace.diagnose.cuts import BLOCK, Cut, find_cuts
+from gradcheck.trace.diagnose.describe import make, merge
+from gradcheck.trace.diagnose.unreached import unreached_findings
+from gradcheck.trace.record import _tf
+from gradcheck.trace.record.call import GradientCall
+from gradcheck.trace.record.dataflow import cyclic_gc_paused
+from gradcheck.trace.record.frames import Location
+from gradcheck.trace.record.registry import register
+
+__all__ = ["analyse", "no_gradient_registered"]
+
+
+@register(
+    "none",
+    "GC101",
+    "GC102",
+    "GC103",
+    "GC104",
+    "GC105",
+    "GC106",
+    "GC107",
+    "GC108",
+    "GC109",
+    "GC110",
+    "GC112",
+    "GC113",
+    "GC114",
+    "GC115",
+    "GC116",
+)
+@cyclic_gc_paused()
+def analyse(call: GradientCall) -> list[Finding]:
+    """Explain every source of ``call`` whose gradient is None."""
+    flat_grads = call.flat_grads
+    if len(flat_grads) != len(call.flat_sources):
+        return []
+    starved_idx = [i for i, g in enumerate(flat_grads) if g is None]
+    if not starved_idx:
+        return []
+    ctx = new_context(call)
+    starved = [ctx.sources[i] for i in starved_idx]
+    starved = [s for s in starved if not _allowed(s.name, call.session.allow_none)]
+    if not starved:
+        return []
+    return _diagnose(ctx, starved)
+
+
+@register("lookup", "GC111")
+@cyclic_gc_paused()
+def no_gradient_registered(call: GradientCall) -> list[Finding]:
+    """``tape.gradient`` raised LookupError: an op on the path has no gradient function."""
+    error = call.error
+    op_type = _tf.missing_gradient_op(error) or str(error).rsplit(":", 1)[-1].strip()
+    ctx = new_context(call)
+    build_flow(ctx)
+    cone = ctx.flow.backward_cone(ctx.target_keys)
+    culprits = [i for i in sorted(cone) if ctx.flow.ops[i].type == op_type]
+    findings = []
+    for culprit in culprits:
+        starved = [s for s in ctx.sources if s.key is not None and culprit in ctx.flow.forward_cone([s.key], cone)]
+        if starved:
+            cut = Cut(BLOCK, culprit, {s.key for s in starved}, [], cone, ctx.target_keys)
+            findings.append(cut_finding(ctx, cut, starved, code="GC111"))
+    return merge(findings)
+
+
+def _allowed(name: str, patterns: tuple[str, ...]) -> bool:
+    return any(fnmatch.fnmatchcase(name, p) for p in patterns)
+
+
+def _live_fn(ctx: Context):
+    """Liveness, asked of the shadow tape: which keys the targets have a gradient for."""
+    source_tensors = {s.key: source_tensor(s.value) for s in ctx.sources if s.key is not None}
+
+    def tensor(k):
+        if k in source_tensors:
+            return source_tensors[k]  # variables are watched by handle, as tape.gradient asks
+        if ctx.flow.is_differentiable(k) and k not in ctx.flow.resources:
+            return ctx.tensors.get(k)
+        return None
+
+    def live(targets, keys):
+        # a target's gradient starts from ones: a variant (a TensorList, a dataset) has none
+        target_tensors = [
+            ctx.tensors[k] for k in targets if k in ctx.tensors and _tf.is_differentiable_dtype(ctx.tensors[k].dtype)
+        ]
+        # A target among the sources stops TensorFlow's backward pass there: leave it out.
+        candidates = [(k, tensor(k)) for k in keys if k not in targets and tensor(k) is not None]
+        if not target_tensors or not candidates:
+            return set()
+        grads = _tf.imperative_gradient(ctx.state.shadow, target_tensors, [t for _, t in candidates])
+        return {k for (k, _), g in zip(candidates, grads, strict=False) if g is not None}
+
+    return live
+
+
+# -- diagnosis -------------------------------------------------------------------------
+
+
+def _diagnose(ctx: Context, starved: list[Source]) -> list[Finding]:
+    findings: list[Finding] = []
+    build_flow(ctx)
+    on_tape = _on_user_tape(ctx)
+    rest = []
+    for source in starved:
+        finding = _source_only_cause(ctx, source, on_tape)
+        if finding is not None:
+            findings.append(finding)
+        else:
+            rest.append(source)
+    if rest:
+        if ctx.eager:
+            recover_hidden_reads(ctx, [s for s in rest if s.is_variable and s.key is not None])
+        by_key = {s.key: s for s in rest if s.key is not None}
+        unkeyed = [s for s in rest if s.key is None]
+        result = find_cuts(ctx.flow, ctx.target_keys, by_key, _live_fn(ctx), on_tape)
+        for cut in result.cuts:
+            findings.append(cut_finding(ctx, cut, [by_key[k] for k in cut.sources]))
+        unreached = [by_key[k] for k in result.unreached] + unkeyed
+        findings.extend(unreached_findings(ctx, unreached))
+        findings.extend(target_outside_findings(ctx, unreached))
+    return merge(findings)
+
+
+def _source_only_cause(ctx: Context, source: Source, on_tape: set) -> Finding | None:
+    value = source.value
+    dtype = getattr(value, "dtype", None)
+    if dtype is not None and not _tf.is_differentiable_dtype(dtype):
+        dtype_name = _tf.tf.as_dtype(dtype).name
+        use, as_index = _integer_use(ctx, source)
+        if use is not None:  # an input tensor: point at its use (the model call, the embedding)
+            variant = "indices" if as_index else "tensor"
+            frame = ctx.caller_level_frame(use)  # the user's call that passed it, not a line inside the model
+            location = ctx.frame_location(frame) if frame is not None else ctx.op_location(use)
+            return _source_finding(ctx, "GC114", source, location, dtype=dtype_name, variant=variant)
+        variant = "tensor" if not source.is_variable else ""
+        return _source_finding(ctx, "GC114", source, _creation_location(ctx, source), dtype=dtype_name, variant=variant)
+    if source.is_variable and not getattr(value, "trainable", True):
+        return _source_finding(ctx, "GC115", source, ctx.call_location)
+    if not source.is_variable and source.key not in on_tape:
+        return _source_finding(ctx, "GC110", source, _creation_location(ctx, source))
+    return None
+
+
+def _integer_use(ctx: Context, source: Source) -> tuple[int | None, bool]:
+    """For an integer tensor source: the first recorded op on the way to the targets that
+    consumes it, and whether some op takes it (or a value computed from it) as indices,
+    an input that can never carry a gradient (then that op)."""
+    if source.is_variable or source.key is None:
+        return None, False
+    flow = ctx.flow
+    cone = flow.backward_cone(ctx.target_keys)
+    reach = sorted(flow.forward_cone([source.key], within=cone))
+    keys = {source.key} | {k for i in reach for k in flow.ops[i].outputs}
+    first = next((i for i in reach if flow.ops[i].recorded and source.key in flow.ops[i].inputs), None)
+    for i in reach:
+        op = flow.ops[i]
+        if op.recorded and any(k in keys and k not in op.data for k in op.inputs):
+            return i, True
+    return first, False
+
+
+def _on_user_tape(ctx: Context) -> set:
+    """The tensors the *user's* tape knows, by replaying TensorFlow's rule: an op is
+    recorded when one of its float (or resource) inputs is already on the tape; watched
+    tensors and the variables it watched start it off."""
+    flow = ctx.flow
+    on: set = set()
+    for t in ctx.state.watched:
+        on.add(key_of(ctx, t))
+    try:
+        watched_variables = ctx.tape.watched_variables()
+    except (AttributeError, RuntimeError):
+        watched_variables = ()
+    for variable in watched_variables:
+        on.add(key_of(ctx, _tf.handle_of(variable)))
+    on.discard(None)
+    for op in flow.ops:
+        if op.recorded and any(k in on and (flow.is_differentiable(k) or k in flow.resources) for k in op.inputs):
+            on.update(op.outputs)
+    return on
+
+
+def _creation_location(ctx: Context, source: Source) -> Location | None:
+    if source.is_variable:
+        origin = ctx.session.variable_origin(source.value)
+        return (origin.location() if origin else None) or ctx.call_location
+    loc = ctx.call_location
+    if loc is not None and source.name.isidentifier():
+        expr = sourcemap.binding_line(loc.path, source.name, loc.line)
+        if expr is not None:
+            return Location(loc.path, expr.line, expr.column, expr.end_line, expr.end_column)
+    return loc
+
+
+def _source_finding(ctx: Context, code: str, source: Source, location: Location | None, **extra) -> Finding:
+    return make(ctx, code, location, [source.name], **extra)

@@ -1,0 +1,285 @@
+"""Sources with no data-flow path to the loss at all: where their value left TensorFlow
+(GC105/GC106, value provenance), a function that captured them by value (GC116), or plain
+non-use (GC108, with where the variable was made, or the copy of a watched tensor the loss
+used instead)."""
+
+from __future__ import annotations
+
+from gradcheck import sourcemap
+from gradcheck.findings import Finding
+from gradcheck.trace.diagnose.context import Context, Source
+from gradcheck.trace.diagnose.cut_findings import cut_finding
+from gradcheck.trace.diagnose.cuts import BOUNDARY, Cut
+from gradcheck.trace.diagnose.describe import make, op_label
+from gradcheck.trace.record import _tf, frames
+from gradcheck.trace.record.dataflow import TAG_FUNCTION
+from gradcheck.trace.record.frames import Location
+
+__all__ = ["unreached_findings"]
+
+
+def unreached_findings(ctx: Context, sources: list[Source]) -> list[Finding]:
+    findings = []
+    cone = ctx.flow.backward_cone(ctx.target_keys) if ctx.flow else set()
+    called = [(i, g) for i in sorted(cone) if ctx.flow.ops[i].tag == TAG_FUNCTION for g in [ctx.function_graph(i)] if g]
+    for source in sources:
+        reach = ctx.flow.forward_cone([source.key]) if source.key is not None else set()
+        escape = _escape_site(ctx, source, reach)
+        if escape is not None:
+            site, key, code = escape
+            findings.append(_located(ctx, code, [source], frames.site_location(site)))
+            findings.extend(_cut_before(ctx, key, source))
+            continue
+        host = _host_function_reading(ctx, source, cone)
+        if host is not None:
+            findings.append(_host_function_finding(ctx, source, host))
+            continue
+        origin = ctx.session.variable_origin(source.value) if source.is_variable else None
+        by_value = next((i for i, graph in called if origin is not None and origin.created_in(graph)), None)
+        if by_value is not None:
+            findings.append(_captured_finding(ctx, source, origin, by_value))
+            continue
+        findings.append(_unused_finding(ctx, source, reach))
+    return findings
+
+
+def _captured_finding(ctx: Context, source: Source, origin, op_index: int) -> Finding:
+    """The variable was created while the function was traced: the function computed
+    with its initial value, a constant, and never reads the variable (GC116). Point at
+    the ``@tf.function`` of the function that created it."""
+    location, function = None, None
+    for frame in origin.trace_frames:
+        decorator = sourcemap.function_decorator(frame.path, frame.line, "function")
+        if decorator is not None:
+            location = Location(frame.path, decorator.line, decorator.column, decorator.end_line, decorator.end_column)
+            function = decorator.text
+            break
+    location = location or ctx.op_location(op_index) or ctx.call_location
+    return _located(
+        ctx,
+        "GC116",
+        [source],
+        location,
+        function=function or (op_label(ctx.flow.ops[op_index].type) or "").removeprefix("tf.function "),
+    )
+
+
+def _escape_site(ctx: Context, source: Source, reach: set[int]):
+    """Where a value on the source's paths left TensorFlow (``.numpy()``, ``np.asarray``,
+    ``float()``, ``model.predict``), preferring the latest escape while the tape recorded:
+    an earlier one is more likely a log line than the loss's."""
+    if not ctx.eager:
+        return None
+    escapes = ctx.session.recorder.escapes
+    found = [(seq, site, code, source.key) for seq, site, code in escapes.get(source.key, ())]
+    for i in reach:
+        for key in ctx.flow.ops[i].outputs:
+            found.extend((seq, site, code, key) for seq, site, code in escapes.get(key, ()))
+    if not found:
+        return None
+    inside = [e for e in found if e[0] >= ctx.state.start_seq]
+    _, site, code, key = max(inside or found, key=lambda e: e[0])
+    return site, key, code
+
+
+def _host_function_reading(ctx: Context, source: Source, cone: set[int]) -> int | None:
+    """Graph mode: a ``tf.numpy_function`` on the way to the loss whose Python function
+    uses the model owning ``source`` (``self.model(...)`` in a bound method): the variable
+    is read where the tape cannot see, when the graph runs."""
+    if ctx.eager or not source.is_variable:
+        return None
+    handle = id(_tf.handle_of(source.value))
+    for i in sorted(cone):
+        op = ctx.flow.ops[i]
+        if isinstance(op.site, tuple) or op.site is None:
+            continue
+        function = _tf.python_function_of(op.site)
+        if function is not None and handle in _tf.handles_used_by(function):
+            return i
+    return None
+
+
+def _host_function_finding(ctx: Context, source: Source, op_index: int) -> Finding:
+    finding = _located(ctx, "GC106", [source], ctx.op_location(op_index))
+    function = _tf.python_function_of(ctx.flow.ops[op_index].site)
+    name = getattr(function, "__qualname__", None) or getattr(function, "__name__", "its function")
+    finding.notes.append(
+        f"{source.name} is used inside `{name}`, which TensorFlow runs as Python: the tape never sees it"
+    )
+    return finding
+
+
+def _cut_before(ctx: Context, key, source: Source) -> list[Finding]:
+    """An escaped value that was already an integer (``pad_sequences(tf.argmax(p))``) was
+    cut before it left: name where floats became integers too, both must be fixed."""
+    flow = ctx.flow
+    if flow.is_differentiable(key) or key not in flow.producer:
+        return []
+    out, seen, stack = [], set(), [flow.producer[key]]
+    while stack:
+        i = stack.pop()
+        if i in seen:
+            continue
+        seen.add(i)
+        op = flow.ops[i]
+        if any(flow.is_differentiable(k) and k not in flow.resources for k in op.data):
+            out.append(cut_finding(ctx, Cut(BOUNDARY, i, {source.key}), [source]))
+            continue
+        stack.extend(flow.producer[k] for k in op.data if k in flow.producer)
+    return out
+
+
+def _located(ctx: Context, code: str, sources: list[Source], location: Location | None, **extra) -> Finding:
+    return make(ctx, code, location, [s.name for s in sources], **extra)
+
+
+def _unused_finding(ctx: Context, source: Source, reach: set[int]) -> Finding:
+    relative = _relative_use(ctx, source) if not source.is_variable else None
+    if relative is not None:
+        # the loss uses a copy of the watched tensor: point at that use, it is what to change
+        location = ctx.op_location(relative)
+        line = location.line if location else None
+        finding = _located(ctx, "GC108", [source], location, variant="relative")
+        finding.notes.append(
+            f"the loss uses a tensor equal to {source.name}"
+            + (f", computed at line {line}" if line else "")
+            + f", not {source.name} itself: did you mean to compute it from {source.name}?"
+        )
+        return finding
+    compiled = _compiled_without_loss(ctx, source) if source.is_variable else None
+    origin = ctx.session.variable_origin(source.value) if source.is_variable else None
+    created = origin.location() if origin is not None else None
+    if (
+        created is not None
+        and origin.function == "call"
+        and _never_read(ctx, reach)
+        and _made_again(ctx, source, origin)
+    ):
+        # ``add_weight`` in ``call()``: each call makes new weights; these are an earlier call's.
+        # One finding for the layer: at its first such weight, naming them all.
+        return _located(ctx, "GC108", [source], _first_made_alike(ctx, origin) or created, variant="call")
+    if compiled is not None:
+        # ``model.fit``'s loss is what ``compile`` made: an output left without one is the cause
+        location, outputs = compiled
+        names = ", ".join(outputs)
+        finding = _located(ctx, "GC108", [source], location, variant="compile", outputs=names)
+        finding.notes.append(f"`compile` gives no loss to the model's output{'s' if len(outputs) > 1 else ''} {names}")
+    else:
+        finding = _located(ctx, "GC108", [source], ctx.call_location)
+    recorded = [i for i in sorted(reach) if ctx.flow.ops[i].recorded]
+    if recorded:
+        line = ctx.op_line(recorded[0])
+        if line is not None:
+            finding.notes.append(f"{source.name} is read at line {line}, but that result never reaches the loss")
+    else:
+        finding.notes.append(f"{source.name} is never read while the tape records")
+    if created is not None:
+        finding.notes.append(f"{source.name} is created at {_where(ctx, created)}")
+        hint = sourcemap.unread_attribute_hint(created.path, created.line)
+        if hint:
+            finding.notes.append(hint)
+    return finding
+
+
+def _first_made_alike(ctx: Context, origin) -> Location | None:
+    """The first creation line, among the sources, of variables made by the same code."""
+    code = origin.site[0] if origin.site is not None else None
+    lines = []
+    for other in ctx.sources:
+        theirs = ctx.session.variable_origin(other.value) if other.is_variable else None
+        if theirs is not None and theirs.site is not None and theirs.site[0] is code:
+            where = theirs.location()
+            if where is not None:
+                lines.append((where.line, where.column, where))
+    return min(lines, key=lambda item: item[:2])[2] if lines else None
+
+
+def _made_again(ctx: Context, source: Source, origin) -> bool:
+    """Whether another source was created by the same line (``call()`` ran it again), not a
+    weight made once, lazily, on the first call."""
+    for other in ctx.sources:
+        if other is not source and other.is_variable:
+            theirs = ctx.session.variable_origin(other.value)
+            if theirs is not None and theirs.site == origin.site:
+                return True
+    return False
+
+
+def _never_read(ctx: Context, reach: set[int]) -> bool:
+    return not any(ctx.flow.ops[i].recorded for i in reach)
+
+
+def _compiled_without_loss(ctx: Context, source: Source) -> tuple[Location, list[str]] | None:
+    """The ``compile`` of a multi-output model holding ``source`` that leaves outputs without
+    a loss (a shorter ``loss`` or ``loss_weights`` list, a dict missing an output), and those
+    outputs; None otherwise."""
+    handle = id(_tf.handle_of(source.value))
+    for ref, site, loss, weights in list(ctx.session.compiled.values()):
+        model = ref()
+        if model is None or site is None:
+            continue
+        try:
+            names = [str(n) for n in model.output_names or ()]
+            held = any(id(_tf.handle_of(v)) == handle for v in model.trainable_variables)
+        except Exception:  # noqa: BLE001 - a model not built, or without named outputs
+            continue
+        if len(names) < 2 or not held:
+            continue
+        missing = outputs_without_loss(names, loss, weights)
+        if missing:
+            return frames.site_location(site), missing
+    return None
+
+
+def outputs_without_loss(names: list[str], loss, weights) -> list[str]:
+    """Which of a model's outputs ``compile(loss=..., loss_weights=...)`` gives no loss."""
+    if loss is None:
+        return []  # no loss at all: another problem
+    missing: set[str] = set()
+    if isinstance(loss, dict):
+        missing |= {n for n in names if loss.get(n) is None}
+    elif isinstance(loss, (list, tuple)):
+        missing |= {n for i, n in enumerate(names) if i >= len(loss) or loss[i] is None}
+    if isinstance(weights, dict):
+        missing |= {n for n in names if n not in weights}
+    elif isinstance(weights, (list, tuple)):
+        missing |= {n for i, n in enumerate(names) if i >= len(weights)}
+    return [n for n in names if n in missing]
+
+
+def _relative_use(ctx: Context, source: Source, limit: int = 200) -> int | None:
+    """A recorded op on the way to the loss that makes, or consumes as a constant, a tensor
+    equal in value to the unused watched ``source``: the model was called on a copy of it
+    (``model(img)`` beside ``conv_model(img)``, a NumPy round trip), not on it."""
+    if not ctx.eager:
+        return None
+    import numpy as np
+
+    value = source.value
+    try:
+        shape, dtype = tuple(value.shape), value.dtype
+        wanted = value._numpy()
+    except (AttributeError, ValueError, TypeError):
+        return None
+    orphans = ctx.session.recorder.orphans
+    compared = 0
+    for i in sorted(ctx.flow.backward_cone(ctx.target_keys)):
+        op = ctx.flow.ops[i]
+        if not op.recorded:
+            continue
+        for key in (*op.outputs, *op.inputs):
+            tensor = ctx.tensors.get(key) if key in op.outputs else orphans.get(key)
+            if tensor is None or tensor is value or tuple(tensor.shape) != shape or tensor.dtype != dtype:
+                continue
+            compared += 1
+            if np.allclose(tensor._numpy(), wanted, rtol=1e-5, atol=1e-6):
+                return i
+            if compared >= limit:
+                return None
+    return None
+
+
+def _where(ctx: Context, location: Location) -> str:
+    """``line N`` in the finding's own file, else ``path:N``."""
+    here = ctx.call_location.path if ctx.call_location else None
+    return f"line {location.line}" if location.path == here else f"{location.path}:{location.line}"

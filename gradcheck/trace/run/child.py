@@ -1,0 +1,98 @@
+"""The child process that checks one file: ``python -m gradcheck.trace.run.child --result F ...``.
+
+It writes its FileResult as JSON to ``--result`` (after every checked gradient, so a
+timeout still reports what was found) and leaves with ``os._exit`` so neither the user's
+``atexit`` handlers nor TensorFlow's teardown can change the outcome. The user's script
+owns stdout and stderr; the parent captures them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+
+
+def _write(path: str, result) -> None:
+    tmp = f"{path}.tmp"
+    with open(tmp, "w", encoding="utf-8") as fh:
+        json.dump(result.to_json(), fh)
+    os.replace(tmp, path)
+
+
+def _answer_where(path: str) -> None:
+    """On SIGUSR1 (the parent's timeout), write where the user's code is: ``train.py:42
+    in fill_buffer``. Python runs the handler between bytecodes of the main thread."""
+    import signal
+
+    from gradcheck.trace.record import frames  # no TensorFlow; imported now, not inside the handler
+
+    def handler(_signum, frame) -> None:
+        user = frames.user_frame(frame)
+        if user is None:
+            return
+        code = user.f_code
+        where = f"{os.path.relpath(code.co_filename)}:{user.f_lineno}"
+        if code.co_name != "<module>":
+            where += f" in {code.co_name}()"
+        try:
+            with open(f"{path}.tmp", "w", encoding="utf-8") as fh:
+                fh.write(where)
+            os.replace(f"{path}.tmp", path)
+        except OSError:
+            pass
+
+    if hasattr(signal, "SIGUSR1"):
+        signal.signal(signal.SIGUSR1, handler)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="gradcheck-child")
+    parser.add_argument("--result", required=True)
+    parser.add_argument("--steps", type=int, default=1)
+    parser.add_argument("--allow-none", action="append", default=[])
+    parser.add_argument("--display-path")
+    parser.add_argument("--function")
+    parser.add_argument("--graph", action="store_true")
+    parser.add_argument("--check-custom-gradients", action="store_true")
+    parser.add_argument("path")
+    parser.add_argument("script_args", nargs="*", help="the script's own arguments (sys.argv[1:])")
+    args = parser.parse_args(argv)
+    _answer_where(f"{args.result}.where")
+
+    from gradcheck.findings import ERROR, CheckError, FileResult
+
+    shown = args.display_path or args.path
+    try:
+        import tensorflow  # noqa: F401
+    except Exception as error:  # noqa: BLE001 - any failure to import is the same verdict
+        reason = f"TensorFlow cannot be imported in {sys.executable} ({type(error).__name__}: {error})"
+        _write(args.result, FileResult(shown, ERROR, CheckError("GC904", reason)))
+        os._exit(0)
+
+    from gradcheck.trace.run import runner
+
+    def progress(result) -> None:
+        _write(args.result, result)
+
+    result = runner.run_file(
+        args.path,
+        function=args.function,
+        steps=args.steps,
+        allow_none=args.allow_none,
+        display_path=shown,
+        argv=args.script_args,
+        on_progress=progress,
+        want_graph=args.graph,
+        show_traceback=True,
+        check_custom_gradients=args.check_custom_gradients,
+    )
+    _write(args.result, result)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
+
+
+if __name__ == "__main__":
+    main()

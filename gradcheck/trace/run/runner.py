@@ -1,0 +1,268 @@
+"""Run a user's script (or a ``FILE::build`` function) under the tracer, in this process.
+
+The CLI runs this in a child process per file (``gradcheck.trace.run.child``); tests and the
+Python API call it directly. Whatever the script does (raise, exit, never train), the
+outcome is a ``FileResult`` with findings or a one-line GC9xx reason, never a traceback.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import re
+import runpy
+import sys
+import traceback
+from collections.abc import Callable, Iterable
+
+from gradcheck import notebook
+from gradcheck.findings import ERROR, CheckError, FileResult
+from gradcheck.trace.capture.hooks import tracing
+from gradcheck.trace.capture.session import Session
+from gradcheck.trace.record import frames
+from gradcheck.trace.record.errors import StopCheck
+from gradcheck.trace.values import custom_check
+
+
+def run_file(
+    path: str,
+    *,
+    function: str | None = None,
+    steps: int | None = 1,
+    allow_none: Iterable[str] = (),
+    display_path: str | None = None,
+    argv: list[str] | None = None,
+    on_progress: Callable[[FileResult], None] | None = None,
+    want_graph: bool = False,
+    show_traceback: bool = False,
+    check_custom_gradients: bool = False,
+) -> FileResult:
+    """Run ``path`` as ``__main__`` (like ``python path``), or import it and check what
+    ``function()`` returns, with the tracer installed. ``on_progress`` gets the result so
+    far after every checked gradient; ``show_traceback`` prints the script's traceback to
+    stderr when it fails (the CLI's child does, for ``-v``)."""
+    shown = display_path or path
+    result = FileResult(path=shown)
+    abspath = os.path.abspath(path)
+
+    def progress(_new) -> None:
+        if on_progress is not None:
+            partial = FileResult(shown, steps_checked=session.steps_checked)
+            partial.findings = _relative(list(session.findings), abspath, shown)
+            on_progress(partial)
+
+    session = Session(
+        steps=steps,
+        allow_none=allow_none,
+        skip_updates=True,
+        on_findings=progress,
+        check_mode=True,
+        want_graph=want_graph,
+    )
+    saved_argv, saved_path = sys.argv[:], sys.path[:]
+    sys.argv = [path, *list(argv or [])]
+    sys.path.insert(0, os.path.dirname(abspath))
+    main_module = sys.modules.get("__main__")
+    _import_legacy_keras(abspath)
+    try:
+        with tracing(session):
+            custom_check.configure(session, check_custom_gradients=check_custom_gradients)  # GC301 is opt-in
+            if function is None and notebook.is_notebook(abspath):
+                _run_notebook(abspath)
+            elif function is None:
+                runpy.run_path(abspath, run_name="__main__")
+            else:
+                _run_function(abspath, function, session)
+    except StopCheck:
+        pass
+    except SystemExit as exit_:
+        if not session.gradient_calls:
+            result.error = _exit_reason(exit_, abspath)
+    except KeyboardInterrupt:
+        raise
+    except BaseException as error:  # noqa: BLE001 - every failure becomes a one-line reason
+        _script_failed(result, session, error, abspath, shown)
+        if show_traceback and result.error is not None:
+            traceback.print_exception(error, file=sys.stderr)  # `gradcheck -v` shows it
+    finally:
+        sys.argv, sys.path[:] = saved_argv, saved_path
+        if main_module is not None:
+            sys.modules["__main__"] = main_module
+    result.findings = _relative(session.findings + result.findings, abspath, shown)
+    result.steps_checked = session.steps_checked
+    if result.error is None and not session.gradient_calls and not result.findings:
+        result.error = CheckError("GC902", _no_gradient_message(abspath, function))
+    if session.internal_errors and result.error is None and not result.findings:
+        result.error = CheckError("GC901", session.internal_errors[0])
+    if result.error is not None:
+        result.status = ERROR
+    return result
+
+
+def _import_legacy_keras(abspath: str) -> None:
+    """A script that imports ``tf_keras`` itself (not through ``TF_USE_LEGACY_KERAS=1``):
+    import it before the hooks go in, so its optimizers are patched to skip updates too."""
+    if "tf_keras" in sys.modules:
+        return
+    try:
+        with open(abspath, encoding="utf-8", errors="replace") as fh:
+            mentions = "tf_keras" in fh.read()
+    except OSError:
+        return
+    if mentions:
+        try:
+            import tf_keras  # noqa: F401
+        except Exception:  # noqa: BLE001 - the script's own import will say what is wrong
+            pass
+
+
+def _run_notebook(abspath: str) -> None:
+    """The notebook's code cells in order, in one ``__main__`` namespace, from the
+    notebook's directory (as Jupyter runs them)."""
+    import builtins
+    import types
+
+    module = types.ModuleType("__main__")
+    namespace = module.__dict__
+    namespace["__builtins__"] = builtins
+    try:
+        from IPython.display import display
+    except ImportError:
+
+        def display(*objects, **_kwargs) -> None:
+            for obj in objects:
+                print(repr(obj))
+
+    namespace["display"] = display
+    sys.modules["__main__"] = module
+    cwd = os.getcwd()
+    os.chdir(os.path.dirname(abspath))
+    try:
+        notebook.run_cells(abspath, namespace)
+    finally:
+        os.chdir(cwd)
+
+
+def _run_function(abspath: str, function: str, session: Session) -> None:
+    namespace = runpy.run_path(abspath, run_name="__gradcheck_module__")
+    if function not in namespace:
+        raise _UsageError(f"{os.path.basename(abspath)} defines no function {function!r}")
+    built = namespace[function]()
+    check_built(built)
+
+
+class _UsageError(Exception):
+    pass
+
+
+def check_built(built: object) -> None:
+    """Run what a ``build()`` returned: a zero-argument step, or ``(model, batch)``."""
+    if callable(built) and not _is_model(built):
+        built()
+        return
+    if isinstance(built, tuple) and len(built) == 2 and _is_model(built[0]):
+        from gradcheck.trace.run.steps import run_train_step
+
+        run_train_step(built[0], built[1])
+        return
+    raise _UsageError("build() must return a zero-argument train step or a (model, batch) pair")
+
+
+def _is_model(value: object) -> bool:
+    return hasattr(value, "train_step") and hasattr(value, "trainable_variables")
+
+
+def _script_failed(result: FileResult, session: Session, error: BaseException, abspath: str, shown: str) -> None:
+    from gradcheck.trace.diagnose.escape import graph_escape_finding
+
+    escape = graph_escape_finding(session, error)
+    if escape is not None:
+        result.findings.append(escape)
+        return
+    if isinstance(error, _UsageError):
+        result.error = CheckError("GC901", str(error))
+        return
+    if session.gradient_calls and session.findings:
+        return  # it failed after the checked step; the findings stand
+    result.error = CheckError("GC901", one_line_reason(error, {abspath: shown}))
+
+
+def _exit_reason(exit_: SystemExit, abspath: str) -> CheckError:
+    code = exit_.code
+    if any(frame.f_code.co_filename.endswith("argparse.py") for frame, _ in traceback.walk_tb(exit_.__traceback__)):
+        return CheckError(
+            "GC901",
+            f"the script needs command-line arguments (argparse exited with {code!r}); gradcheck runs it as "
+            f"`python {os.path.basename(abspath)}`: pass them after `--` (`gradcheck {os.path.basename(abspath)} -- "
+            "--epochs 1`), give them defaults, or check a function with FILE::build",
+        )
+    if code in (None, 0):
+        return CheckError("GC902", f"the script exited (sys.exit({code!r})) before computing any gradient")
+    return CheckError("GC901", f"the script exited with sys.exit({code!r}) before computing any gradient")
+
+
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def one_line_reason(error: BaseException, shown: dict[str, str] | None = None) -> str:
+    """``ValueError: bad shape (at train.py:12)``: the exception and the user's line.
+    ``shown`` maps absolute paths to the paths the user gave (a notebook's cells follow)."""
+    where = ""
+    for frame, lineno in traceback.walk_tb(error.__traceback__):
+        if frames.is_user_file(frame.f_code.co_filename):
+            where = f" (at {_shown_path(frame.f_code.co_filename, shown or {})}:{lineno})"
+    # the whole message on one line: Keras errors put the cause on their later lines
+    text = " ".join(line.strip() for line in _ANSI.sub("", str(error)).splitlines() if line.strip())
+    if len(text) > 2000:
+        text = text[:1997] + "..."
+    if isinstance(error, SyntaxError):
+        return f"SyntaxError: {error.msg} (at {os.path.relpath(error.filename or '?')}:{error.lineno})"
+    if isinstance(error, ModuleNotFoundError):
+        return f"the script imports {error.name!r}, which is not installed{where}"
+    if isinstance(error, EOFError):
+        return f"the script reads standard input, which is empty under gradcheck{where}"
+    return f"the script raised {type(error).__name__}: {text}{where}".rstrip(": ")
+
+
+def _shown_path(filename: str, shown: dict[str, str]) -> str:
+    if filename in shown:
+        return shown[filename]
+    cell = notebook.split_cell_path(filename)
+    if cell is not None and cell[0] in shown:
+        return notebook.cell_path(shown[cell[0]], cell[1])
+    return os.path.relpath(filename)
+
+
+def _no_gradient_message(abspath: str, function: str | None) -> str:
+    if function is not None:
+        return f"{function}() ran, but no gradient was computed"
+    hint = ""
+    try:
+        with open(abspath, encoding="utf-8", errors="replace") as fh:
+            text = fh.read()
+        if any(word in text for word in ("keras.Model", "Sequential", "def train_step", "tf.Module")):
+            hint = f"; it defines a model but trains nowhere: try `gradcheck {os.path.basename(abspath)}::build`"
+    except OSError:
+        pass
+    return "the script ran to its end without computing any gradient" + hint
+
+
+def _relative(findings, abspath: str, shown: str):
+    """Copies of the findings; those in the checked file carry the path as the user gave it,
+    others (a helper module beside it) a path relative to the working directory."""
+    out = []
+    for f in findings:
+        path = os.path.abspath(f.path)
+        cell = notebook.split_cell_path(path)
+        if path == abspath:
+            out.append(dataclasses.replace(f, path=shown))
+        elif cell is not None and cell[0] == abspath:
+            out.append(dataclasses.replace(f, path=notebook.cell_path(shown, cell[1])))
+        else:
+            rel = os.path.relpath(path, _START_DIR)
+            out.append(dataclasses.replace(f, path=f.path if rel.startswith("..") else rel))
+    return out
+
+
+#: The working directory when gradcheck started (a script may chdir away).
+_START_DIR = os.getcwd()

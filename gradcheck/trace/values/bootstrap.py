@@ -1,0 +1,341 @@
+"""GC203 unstopped-bootstrap-target: a regression (or distillation) target built from the
+trained network inside the tape, so the gradient flows through the target too.
+
+Found by structure, no value needed: a comparison on the way to the loss (``a - b``, a
+squared difference, a cross-entropy's labels, a cosine's product) whose two sides both
+reach the same trained variables through ops the tape recorded, and through which the
+gradient really flows (the shadow tape is asked: a ``tf.stop_gradient`` or a target
+computed before the tape leaves the target side without one). Which side is the target:
+
+- a temporal-difference target ``r + γ·V(s')``: between the network's output and the
+  comparison, that side adds a tensor that does not depend on any trained variable (the
+  reward); the prediction side does not;
+- a self-distillation target (BYOL/SimSiam, a teacher that is the student itself): the
+  two sides come from separate calls of the network, and one of them uses a strict subset
+  of the other's variables (the prediction side has an extra predictor head); for a
+  cross-entropy, the side that is not under the log.
+
+A Siamese or triplet distance (same network, same variables on both sides, no reward), an
+entropy bonus (``p * log p`` of one call) and a correct DQN / Double DQN / actor-critic
+(target built before the tape, stopped, or from a target network) stay silent. So does an
+advantage that still carries the critic's gradient into a policy-gradient loss
+(``-log π · (G - V(s))``, keras-io#194): it is no regression target, and the project's
+shared actor-critic controls use that form.
+"""
+
+from __future__ import annotations
+
+from gradcheck.findings import Finding
+from gradcheck.trace.diagnose.cuts import BLOCK, Cut
+from gradcheck.trace.diagnose.describe import chain, make, merge
+from gradcheck.trace.record import _tf
+from gradcheck.trace.record.call import GradientCall
+from gradcheck.trace.record.dataflow import TAG_READ
+from gradcheck.trace.record.registry import register
+from gradcheck.trace.values.checked import Checked, checked_call
+from gradcheck.trace.values.layers import blame_location
+
+__all__ = ["find"]
+
+_ADDS = frozenset({"Add", "AddV2", "AddN", "Sub"})
+_LOGS = frozenset({"Log", "LogSoftmax", "Log1p"})
+_REDUCTIONS = frozenset({"Sum", "Mean", "Prod"})
+_COMPARISONS = frozenset({"Sub", "SquaredDifference", "SoftmaxCrossEntropyWithLogits", "Mul"})
+
+
+@register("values", "GC203")
+def check(call: GradientCall) -> list[Finding]:
+    """GC203 on ``call``: structural, read from the data-flow graph of its first step."""
+    checked = checked_call(call)
+    return find(checked) if checked is not None else []
+
+
+def find(checked: Checked) -> list[Finding]:
+    ctx = checked.ctx
+    flow = ctx.flow
+    sources = [s for s in ctx.sources if s.key is not None and s.is_variable]
+    if not sources or not ctx.target_keys:
+        return []
+    cone = flow.backward_cone(ctx.target_keys, data=True)
+    recorded = {i for i in cone if flow.ops[i].recorded}
+    if not any(flow.ops[i].type in _COMPARISONS for i in recorded):
+        return []
+    bits = {s.key: 1 << i for i, s in enumerate(sources)}
+    masks = flow.reach_masks(bits, recorded, data=True)
+
+    def tmask(k) -> int:
+        p = flow.producer.get(k)
+        return bits.get(k, 0) | (masks.get(p, 0) if p is not None and p in recorded else 0)
+
+    study = _Study(checked, sources, bits, masks, tmask, recorded)
+    findings = []
+    reported: set = set()
+    for c in sorted(recorded, reverse=True):  # nearest the loss first
+        op = flow.ops[c]
+        if op.type not in _COMPARISONS or len(op.data) < 2:
+            continue
+        verdict = study.judge(c)
+        if verdict is None:
+            continue
+        target_side, blame, common, how = verdict
+        if blame in reported:
+            continue
+        live = study.live_sources(target_side, common)
+        if not live:
+            continue
+        reported.add(blame)
+        findings.append(study.finding(c, target_side, blame, live, how))
+    return merge(findings)
+
+
+class _Study:
+    def __init__(self, checked, sources, bits, masks, tmask, recorded) -> None:
+        self.checked, self.ctx, self.flow = checked, checked.ctx, checked.ctx.flow
+        self.sources, self.bits, self.masks, self.tmask, self.recorded = sources, bits, masks, tmask, recorded
+
+    def judge(self, c: int):
+        """(target side key, op to point at, common source bits, kind) or None. The cheap
+        tests come first: whether the sides are network outputs, a marker in the short
+        chain after the network; only then the walk that tells separate calls apart."""
+        op = self.flow.ops[c]
+        a, b = op.data[0], op.data[1]
+        ma, mb = self.tmask(a), self.tmask(b)
+        common = ma & mb
+        if not common:
+            return None
+        if not (self._network_side(a, common) and self._network_side(b, common)):
+            return None  # one side is a weight itself (an inner SGD step), not a network's output
+        if op.type == "SoftmaxCrossEntropyWithLogits":
+            # (logits, labels): labels built by a separate call of the same network
+            if self._separate(a, b, common):
+                return b, self._network_output(b, common), common, "distill"
+            return None
+        if op.type == "Mul":
+            la, lb = self._under_log(a), self._under_log(b)
+            target = (b if la else a) if la != lb else None
+            if target is None and not la and not lb:
+                target = self._subset_side(a, b, ma, mb)
+            if target is not None and self._separate(a, b, common):
+                return target, self._network_output(target, common), common, "distill"
+            return None
+        # Sub / SquaredDifference
+        if self._loss_term(a, common) or self._loss_term(b, common):
+            return None  # `policy_loss + value_loss - entropy`: loss terms combined, not compared
+        td_a, td_b = self._td_marker(a, common), self._td_marker(b, common)
+        if (td_a is None) != (td_b is None):
+            side, (marker, batched, reward) = (a, td_a) if td_a is not None else (b, td_b)
+            if self._feeds(reward, b if side is a else a, common):
+                # the "reward" is a label on both sides (a soft IoU's union minus its
+                # intersection, ``sum(y + p) - sum(y * p)``): set algebra, no TD target
+                return None
+            # A reward that is one number (a single transition) looks like a constant (the
+            # `1 +` of a VAE's KL term): then the sides must come from separate calls of the
+            # network (V(s') beside V(s)).
+            if batched or self._separate(a, b, common):
+                return side, marker, common, "td"
+            return None
+        if td_a is None and td_b is None:
+            subset = self._subset_side(a, b, ma, mb)
+            if subset is not None and self._separate(a, b, common):
+                return subset, self._network_output(subset, common), common, "distill"
+        return None
+
+    def _network_side(self, k, common: int) -> bool:
+        """``k`` is computed by ops depending on the common variables (not a bare read)."""
+        p = self.flow.producer.get(k)
+        return (
+            p is not None
+            and p in self.recorded
+            and bool(self.masks.get(p, 0) & common)
+            and (self.flow.ops[p].tag != TAG_READ)
+        )
+
+    def _network_output(self, k, common: int) -> int:
+        """The last op of the network on this side (the one reading a weight), where the
+        target is computed: its statement is what to wrap in tf.stop_gradient."""
+        flow = self.flow
+        chain = self._side_ops(k, common, stop_at_layers=True)
+        layer_ops = [i for i in chain if any(self._is_weight(d) for d in flow.ops[i].data)]
+        return max(layer_ops) if layer_ops else self._top(k)
+
+    @staticmethod
+    def _subset_side(a, b, ma: int, mb: int):
+        if ma != mb and ma & mb == ma:
+            return a
+        if ma != mb and ma & mb == mb:
+            return b
+        return None
+
+    def _top(self, k) -> int:
+        return self.flow.producer.get(k, -1)
+
+    def _side_ops(self, k, common: int, stop_at_layers: bool) -> set[int]:
+        """Ops on the side ending at ``k`` that depend on the common sources; with
+        ``stop_at_layers``, only those after the network (not past an op reading a weight)."""
+        flow = self.flow
+        out: set[int] = set()
+        stack = [flow.producer.get(k)]
+        while stack:
+            i = stack.pop()
+            if i is None or i in out or i not in self.recorded or not (self.masks.get(i, 0) & common):
+                continue
+            op = flow.ops[i]
+            if op.tag == TAG_READ:
+                continue
+            out.add(i)
+            if stop_at_layers and any(self._is_weight(d) for d in op.data):
+                continue
+            stack.extend(flow.producer.get(d) for d in op.data)
+        return out
+
+    def _is_weight(self, k) -> bool:
+        if k in self.bits:
+            return True
+        p = self.flow.producer.get(k)
+        return p is not None and self.flow.ops[p].tag == TAG_READ
+
+    def _td_marker(self, k, common: int):
+        """(the op adding a tensor independent of every trained variable, a reward, to the
+        network's output on this side; whether that tensor is per sample; the tensor), or None."""
+        flow = self.flow
+        found = None
+        for i in sorted(self._side_ops(k, common, stop_at_layers=True), reverse=True):
+            op = flow.ops[i]
+            if op.type not in _ADDS:
+                continue
+            for d in op.data:
+                if self.tmask(d) != 0 or not flow.is_differentiable(d) or self._is_weight(d):
+                    continue
+                if self._batched(d):
+                    return i, True, d
+                found = found or (i, False, d)
+        return found
+
+    def _feeds(self, k, side, common: int) -> bool:
+        """Whether tensor ``k`` is also an input of the network's ops on ``side``."""
+        return any(k in self.flow.ops[i].data for i in self._side_ops(side, common, stop_at_layers=True))
+
+    def _loss_term(self, k, common: int) -> bool:
+        """A side that already reduced the batch to one number (a loss term)."""
+        for i in self._side_ops(k, common, stop_at_layers=True):
+            op = self.flow.ops[i]
+            if op.type in _REDUCTIONS and op.outputs:
+                tensor = self.ctx.tensors.get(op.outputs[0])
+                shape = getattr(tensor, "shape", None)
+                if shape is not None and getattr(shape, "rank", None) == 0:
+                    return True
+        return False
+
+    def _batched(self, k) -> bool:
+        """A per-sample tensor (a batch of rewards), not a constant (the `1 +` of a VAE's KL
+        term, an epsilon): at least one element per sample."""
+        tensor = self.ctx.tensors.get(k)
+        if tensor is None and self.checked.eager:
+            tensor = self.ctx.session.recorder.orphans.get(k)
+        shape = getattr(tensor, "shape", None)
+        if shape is None:
+            return False
+        if getattr(shape, "rank", 0) is None:
+            return True  # unknown (a tf.numpy_function's result): maybe a batch
+        dims = shape.as_list() if hasattr(shape, "as_list") else list(shape)
+        return len(dims) >= 1 and dims[0] != 1
+
+    def _separate(self, a, b, common: int) -> bool:
+        """The two sides come from separate calls of the network: no op depending on the
+        common variables (other than their reads) is shared."""
+        return not (self._side_ops(a, common, False) & self._side_ops(b, common, False))
+
+    def _under_log(self, k, hops: int = 3) -> bool:
+        flow = self.flow
+        for _ in range(hops):
+            p = flow.producer.get(k)
+            if p is None:
+                return False
+            op = flow.ops[p]
+            if op.type in _LOGS:
+                return True
+            if op.type not in ("Identity", "Maximum", "Minimum", "Cast", "Neg") or not op.data:
+                return False
+            k = op.data[0]
+        return False
+
+    def live_sources(self, target_key, common: int):
+        """The common sources that get a gradient through the target side (the shadow tape
+        answers: a stop_gradient or a target built before the tape gives None)."""
+        ctx = self.ctx
+        tensor = ctx.tensors.get(target_key)
+        chosen = [s for s in self.sources if common & self.bits[s.key]]
+        if tensor is None or not chosen or not _tf.is_differentiable_dtype(tensor.dtype):
+            return []
+        handles = [_tf.handle_of(s.value) for s in chosen]
+        grads = _tf.imperative_gradient(ctx.state.shadow, [tensor], handles)
+        return [s for s, g in zip(chosen, grads, strict=False) if g is not None]
+
+    def finding(self, c: int, target_key, blame: int, sources, how: str) -> Finding:
+        ctx = self.ctx
+        location = None
+        if blame >= 0:
+            frame = ctx.caller_level_frame(blame) if ctx.call_scope is not None else None
+            location = blame_location(self.checked, blame)
+            at_step_level = frame is not None and frame.scope == ctx.call_scope and location is not None
+            if at_step_level and (location.path, location.line) != (frame.path, frame.line):
+                location = ctx.frame_location(frame)  # the statement in the train step, not a layer's
+        location = location or ctx.call_location
+        location, subject = _statement(location)
+        region = self.recorded
+        first = min(sources, key=lambda s: s.index)
+        cut = Cut(BLOCK, blame if blame >= 0 else c, {s.key for s in sources}, [], region, ctx.target_keys, True)
+        finding = make(
+            ctx,
+            "GC203",
+            location,
+            [s.name for s in sources],
+            chain=chain(ctx, cut, first.key),
+            call=subject,
+            variant=how,
+            what=_WHAT[how],
+            effect=_EFFECT[how],
+        )
+        if finding.chain:
+            finding.chain_source = first.name
+        compare = ctx.op_location(c)
+        if compare is not None:
+            finding.notes.append(
+                f"the target is compared with the prediction at line {compare.line}; both sides reach "
+                f"{len(sources)} trained variable{'s' if len(sources) != 1 else ''}"
+            )
+        return finding
+
+
+_WHAT = {
+    "td": "a temporal-difference target",
+    "distill": "a distillation target",
+}
+_EFFECT = {
+    "td": "pulled towards a moving target",
+    "distill": "pulled towards a target that moves with them (representations collapse)",
+}
+
+
+def _statement(location):
+    """The whole statement that builds the target, and how to name it: the assigned name
+    (`td_target`), else the expression."""
+    import ast
+
+    from gradcheck import sourcemap
+    from gradcheck.trace.record.frames import Location
+
+    if location is None:
+        return None, None
+    node = sourcemap._statements_by_line(location.path).get(location.line)
+    value = getattr(node, "value", None)
+    if not isinstance(value, ast.expr):
+        return location, None
+    span = Location(
+        location.path, value.lineno, value.col_offset + 1, value.end_lineno, (value.end_col_offset or 0) + 1
+    )
+    targets = getattr(node, "targets", None) or ([node.target] if getattr(node, "target", None) is not None else [])
+    if len(targets) == 1 and isinstance(targets[0], (ast.Name, ast.Attribute)):
+        return span, f"`{ast.unparse(targets[0])}`"
+    text = ast.unparse(value)
+    return span, f"`{text}`" if len(text) <= 60 else "this expression"

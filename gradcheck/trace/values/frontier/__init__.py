@@ -1,0 +1,53 @@
+"""Where a gradient that exists became useless: the op at which it turned identically zero
+(GC201) or stopped being finite (GC202), and why.
+
+Given the forward values and the loss gradients of the tensors between the sources and the
+loss (``degenerate.Values``), a *frontier* is an op whose outputs carry a usable gradient
+(nonzero; finite) while one of its inputs on a source's path does not: walking back from the
+loss, that op's own gradient is where the gradient died. No list of ops decides that, the
+values do; when a tensor feeds several such ops, each one's own gradient (``own_vjp``) tells
+which one produced the NaN, or that two nonzero contributions cancel exactly.
+
+Naming the cause, and telling a structural zero from one by chance, does need the op's
+meaning: a dead ReLU, a saturated softmax or sigmoid, a clip or a ``tf.where`` that never
+lets the gradient through, a factor that is zero (a mask, a constant, a weight that never
+moves), two paths that cancel, a loop whose body cut the value. A zero is structural when
+it survives perturbing the op's input (a 1% relative jitter: a ReLU dead by a wide margin
+stays dead, a saturated softmax stays saturated) and does not come from the batch itself
+(an all-zero input batch is chance, the next batch differs); only structural zeros are
+reported. A zero factor that is a trained weight which does get a gradient (a LoRA ``B``
+or a ReZero ``alpha`` initialised to 0) is transient: the first update moves it.
+
+The passes, in the order ``findings`` runs them over one shared ``analysis.Analysis``:
+
+- ``nonfinite``: the GC202 frontiers, each explained by the op that is not finite there
+  (sqrt/log/division at 0, an overflowing exp, ...) and a ``tf.where`` that guards it;
+- ``zero``: the GC201 frontiers, each explained by two paths that cancel (``cancellation``)
+  or by the consumer's kind: ``relu``, ``saturation`` (and clipped probabilities),
+  ``masks`` (``tf.where``), a zero factor (``zero_values``), a loop (``loops``);
+- ``report``: the causes of each pass turned into findings, a source named only when every
+  frontier on its paths is explained.
+
+Module map: ``analysis`` (the shared state and helpers, ``Cause``), ``ops`` (the op kinds the
+explainers recognise), ``structure`` (the jitter and margin tests of a structural zero).
+"""
+
+from __future__ import annotations
+
+from gradcheck.findings import Finding
+from gradcheck.trace.diagnose.describe import merge
+from gradcheck.trace.values.frontier import nonfinite, zero
+from gradcheck.trace.values.frontier.analysis import Analysis, Cause
+from gradcheck.trace.values.frontier.report import report
+
+__all__ = ["Cause", "findings"]
+
+
+def findings(checked, values, zero_sources, nonfinite_sources) -> list[Finding]:
+    analysis = Analysis(checked, values)
+    out: list[Finding] = []
+    if nonfinite_sources:
+        out += report(analysis, nonfinite_sources, nonfinite.causes)
+    if zero_sources:
+        out += report(analysis, zero_sources, zero.causes)
+    return merge(out)

@@ -1,0 +1,49 @@
+"""GC201 at a loop or a traced function (``tf.while_loop``, ``tf.cond``, a TensorArray, a
+nested ``tf.function``): its gradient is all zero because inside it the value that reaches
+the loss does not depend on this input; in a traced function a cut gives zeros, not None."""
+
+from __future__ import annotations
+
+from gradcheck.trace.diagnose.describe import op_label
+from gradcheck.trace.values.frontier.analysis import Analysis, Cause
+from gradcheck.trace.values.frontier.ops import LIST_OPS_PREFIX
+
+
+def loop(a: Analysis, c: int, t) -> Cause | None:
+    op = a.flow.ops[c]
+    inner = _inner_cut(op.site)
+    what = "tf.while_loop" if op.type in ("While", "StatelessWhile") else op_label(op.type) or op.type
+    if op.type.startswith(LIST_OPS_PREFIX):
+        what = "TensorArray"
+    reason = f"the gradient through this {what} is all zero: inside it, the value that reaches the loss does not depend on this input"
+    notes = []
+    if inner is not None:
+        notes.append(f"inside the loop body, {inner} cuts the path; in a traced function that gives zeros, not None")
+    return Cause("GC201", "loop", c, c, reason, notes)
+
+
+def _inner_cut(graph_op) -> str | None:
+    """Inside a while loop's body (a traced function): an op that cuts the gradient."""
+    if graph_op is None or isinstance(graph_op, tuple):
+        return None
+    from gradcheck.rules import classify_op
+
+    for attr in ("body", "f", "then_branch", "else_branch"):
+        try:
+            function = graph_op.get_attr(attr)
+        except (ValueError, AttributeError):
+            continue
+        name = getattr(function, "name", None)
+        if not name:
+            continue
+        try:
+            body = graph_op.graph._get_function(name)
+        except Exception:  # noqa: BLE001
+            body = None
+        graph = getattr(body, "graph", None)
+        if graph is None:
+            continue
+        for inner in graph.get_operations():
+            if inner.type in ("StopGradient", "PreventGradient") or classify_op(inner.type):
+                return f"{op_label(inner.type)}"
+    return None

@@ -1,0 +1,82 @@
+"""The last step of each pass: its causes, one per frontier, turned into findings. A cause
+names the sources whose paths it lies on; several frontiers with the same cause make one
+finding."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from gradcheck.findings import Finding
+from gradcheck.trace.diagnose.cuts import BLOCK, Cut
+from gradcheck.trace.diagnose.describe import chain, make, op_label
+from gradcheck.trace.values.checked import region as region_of
+from gradcheck.trace.values.frontier.analysis import Analysis, Cause
+from gradcheck.trace.values.layers import blame_location, weight_location
+
+
+def report(a: Analysis, sources, find_causes) -> list[Finding]:
+    """``find_causes(a, region, tensor_mask)`` is a pass: (cause or None, sources mask) pairs."""
+    flow = a.flow
+    keys = [s.key for s in sources]
+    region = region_of(flow, a.targets, keys)
+    bits = {k: 1 << i for i, k in enumerate(keys)}
+    masks = flow.reach_masks(bits, region, data=True)
+
+    def tensor_mask(k) -> int:
+        p = flow.producer.get(k)
+        return bits.get(k, 0) | (masks.get(p, 0) if p is not None else 0)
+
+    causes = find_causes(a, region, tensor_mask)
+    # A source is reported only when every frontier on its paths is explained and
+    # structural: one zero by chance (the batch) makes the whole zero possibly chance.
+    unexplained = 0
+    for cause, mask in causes:
+        if cause is None:
+            unexplained |= mask
+    by_key: dict[tuple, tuple[Cause, int]] = {}
+    for cause, mask in causes:
+        if cause is None:
+            continue
+        mask &= ~unexplained
+        key = cause.key
+        if key in by_key:
+            by_key[key] = (by_key[key][0], by_key[key][1] | mask)
+        else:
+            by_key[key] = (cause, mask)
+    out = []
+    for cause, mask in by_key.values():
+        named = [s for s in sources if mask & bits[s.key]]
+        if named:
+            out.append(_finding(a, cause, named, region))
+    return out
+
+
+def _finding(a: Analysis, cause: Cause, sources, region) -> Finding:
+    ctx = a.ctx
+    location = None
+    if cause.variant == "zero-weight":
+        location = weight_location(a.checked, cause.blame)  # where its initialiser is chosen
+    location = location or blame_location(a.checked, cause.blame) or ctx.call_location
+    first = min(sources, key=lambda s: s.index)
+    reach = a.flow.forward_cone([first.key], within=region | {cause.blame}, data=True)
+    marked = cause.blame if cause.blame in reach else cause.frontier
+    cut = Cut(BLOCK, marked, {s.key for s in sources}, [], region | {cause.blame}, a.targets, True)
+    label = op_label(a.flow.ops[cause.blame].type)
+    if cause.code == "GC202":
+        grads = [a.grad(s.key) for s in sources]
+        cause.fields["kind"] = "NaN" if any(g is not None and np.isnan(g).any() for g in grads) else "infinite"
+    finding = make(
+        ctx,
+        cause.code,
+        location,
+        [s.name for s in sources],
+        op=label,
+        chain=chain(ctx, cut, first.key),
+        notes=list(cause.notes),
+        reason=cause.reason,
+        variant=cause.variant,
+        **cause.fields,
+    )
+    if finding.chain:
+        finding.chain_source = first.name
+    return finding

@@ -1,0 +1,75 @@
+"""The GC201 pass: the frontiers of a zero gradient, and why each is zero.
+
+A frontier is a tensor whose gradient is identically zero while an op consuming it has a
+nonzero output gradient. A tensor at the frontier of two or more additive paths may be a
+cancellation (``cancellation``); otherwise each consumer is explained by its kind, in the
+order of ``explain``: the first kind that matches decides the cause."""
+
+from __future__ import annotations
+
+from gradcheck.trace.record.dataflow import TAG_FUNCTION
+from gradcheck.trace.values.frontier.analysis import Analysis, Cause
+from gradcheck.trace.values.frontier.cancellation import cancellation
+from gradcheck.trace.values.frontier.loops import loop
+from gradcheck.trace.values.frontier.masks import masked
+from gradcheck.trace.values.frontier.ops import LIST_OPS_PREFIX, LOOPS, PRODUCTS, SQUASH
+from gradcheck.trace.values.frontier.relu import dead_relu
+from gradcheck.trace.values.frontier.saturation import clipped, saturated
+from gradcheck.trace.values.frontier.zero_values import zero_factor, zero_value
+
+
+def causes(a: Analysis, region, tensor_mask):
+    flow = a.flow
+
+    def zero(k) -> bool:
+        g = a.grad(k)
+        return g is not None and not g.any()
+
+    def nonzero(k) -> bool:
+        g = a.grad(k)
+        return g is not None and bool(g.any())
+
+    frontier: dict = {}
+    for c in sorted(region):
+        op = flow.ops[c]
+        if not any(nonzero(o) for o in op.outputs):
+            continue
+        for t in dict.fromkeys(op.data):
+            if tensor_mask(t) and zero(t):
+                frontier.setdefault(t, []).append(c)
+    out = []
+    for t, consumers in frontier.items():
+        mask = tensor_mask(t)
+        if len(consumers) >= 2:
+            cancel = cancellation(a, t, consumers)
+            if cancel is not None:
+                out.append((cancel, mask))
+                continue
+        for c in consumers:
+            out.append((explain(a, c, t), mask))
+    return out
+
+
+def explain(a: Analysis, c: int, t) -> Cause | None:
+    """Why the consumer ``c`` sends a zero gradient to its input ``t`` (None: by chance, or
+    not known)."""
+    op = a.flow.ops[c]
+    kind = op.type
+    g = a.output_grad(c)
+    if g is None:
+        return None
+    if kind in ("Relu", "Relu6"):
+        return dead_relu(a, c, t, g)
+    if kind in SQUASH:
+        return saturated(a, c, t, g)
+    if kind in ("Maximum", "Minimum", "ClipByValue"):
+        return clipped(a, c, t, g)
+    if kind in ("Select", "SelectV2"):
+        return masked(a, c, t, g)
+    if kind in PRODUCTS or kind in ("RealDiv", "Div", "DivNoNan"):
+        return zero_factor(a, c, t)
+    if kind in ("Square", "Abs"):
+        return zero_value(a, t, c)
+    if kind in LOOPS or op.tag == TAG_FUNCTION or kind.startswith(LIST_OPS_PREFIX):
+        return loop(a, c, t)
+    return None
