@@ -222,7 +222,7 @@ def run_child(target: str, options: Options, display: str | None = None) -> File
             if result is not None and (result.findings or result.steps_checked):
                 result.status = CHECKED  # what was checked before the time ran out stands
             else:
-                result = FileResult(shown, TIMEOUT, CheckError("GC903", timeout_reason(options.timeout, where)))
+                result = FileResult(shown, TIMEOUT, CheckError("GC903", timeout_reason(options.timeout, where, shown)))
         elif result is None:
             result = _error(shown, "GC901", _death_reason(proc.returncode))
         if options.verbose and result.error is not None:
@@ -277,14 +277,16 @@ def _where(proc: subprocess.Popen, result_path: str, grace: float = 3.0) -> str 
     return None
 
 
-def timeout_reason(timeout: float, where: str | None) -> str:
-    """GC903's line: where the script was when it ran out of time, and what to do."""
+def timeout_reason(timeout: float, where: str | None, path: str = "train.py") -> str:
+    """GC903's line: where the script ``path`` was when it ran out of time, and what to do."""
     if where is None:
         return f"no gradient was checked within {timeout:g} s (raise --timeout)"
+    import shlex
+
     return (
         f"no gradient was checked within {timeout:g} s; the script was still at {where}, before its first checked "
         "step (a warm-up such as filling a replay buffer or loading data?): raise --timeout, or make that phase "
-        "shorter for the check, e.g. with an argument to the script: `gradcheck train.py -- --warmup 100`"
+        f"shorter for the check, e.g. with an argument to the script: `gradcheck {shlex.quote(path)} -- --warmup 100`"
     )
 
 

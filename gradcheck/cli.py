@@ -8,13 +8,22 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cached_property
 from importlib import metadata
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from gradcheck._version import __version__
 from gradcheck.report import EXIT_ERROR
+
+if TYPE_CHECKING:
+    from gradcheck.check import Options
+    from gradcheck.config import Config
+    from gradcheck.report import Report
 
 
 def _dist_version(*names: str) -> str | None:
@@ -86,6 +95,335 @@ FORMAT_CHOICES = ("full", "concise", "json", "sarif", "github")
 STREAMED_FORMATS = ("full", "concise", "github")
 
 
+# Options, defined once as reusable decorators, grouped as --help lists them. Each carries,
+# besides its --help text, its row of docs/cli.md (``doc``, and ``doc_name`` when the
+# metavar is not what the docs call it): ``python -m gradcheck.docs_tables`` writes the table.
+
+
+class DocOption(click.Option):
+    """A click option that also knows its row of the docs' option table."""
+
+    def __init__(self, *args: Any, doc: str, doc_name: str | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.doc = doc
+        self.doc_name = doc_name
+
+
+def _option(*decls: str, doc: str, doc_name: str | None = None, **kwargs: Any) -> Callable:
+    return click.option(*decls, cls=DocOption, doc=doc, doc_name=doc_name, **kwargs)
+
+
+def _group(*options: Callable) -> Callable:
+    """Apply ``options`` in the order given, which is their order in --help."""
+
+    def decorate(function: Callable) -> Callable:
+        for option in reversed(options):
+            function = option(function)
+        return function
+
+    return decorate
+
+
+what_to_check = _group(
+    _option(
+        "--static",
+        is_flag=True,
+        help="Static analysis only: read the code, never run it (no TensorFlow).",
+        doc="Static analysis only: read the code with `ast`, never run it, never import TensorFlow.",
+    ),
+    _option(
+        "--training-only",
+        is_flag=True,
+        help="Trace only files that read as training code, even when named directly (for pre-commit).",
+        doc="Trace only files that read as training code, even when named directly (the `gradcheck-trace` "
+        "pre-commit hook passes every changed file).",
+    ),
+    _option(
+        "--steps",
+        type=click.IntRange(min=1),
+        default=None,
+        help="Training steps to check before stopping (default 1).",
+        doc_name="--steps N",
+        doc="Training steps to check before the script is stopped (default 1, or `steps` in the configuration). "
+        "In eager mode a step ends when a checked `tape.gradient` call site is about to run again; in graph mode "
+        "when a traced function holding a checked gradient is about to run again.",
+    ),
+    _option(
+        "--timeout",
+        type=click.FloatRange(min=0, min_open=True),
+        default=None,
+        help="Seconds per file (default 120).",
+        doc_name="--timeout SECONDS",
+        doc="Per file (default 120, or `timeout`). Findings made before the limit are kept; with none, the file "
+        "ends as GC903.",
+    ),
+)
+
+how_to_report = _group(
+    _option(
+        "--format",
+        "fmt",
+        type=click.Choice(FORMAT_CHOICES),
+        default="full",
+        show_default=True,
+        help="Output format.",
+        doc_name="--format " + "\\|".join(FORMAT_CHOICES),
+        doc="Output format (default `full`); see [output-formats.md](output-formats.md).",
+    ),
+    _option(
+        "--graph",
+        "graph_path",
+        type=click.Path(dir_okay=False, writable=True),
+        default=None,
+        metavar="FILE.dot|FILE.svg",
+        help="Draw each cut: the subgraph from the starved variables to the loss (.svg needs Graphviz).",
+        doc_name="--graph FILE.dot\\|FILE.svg\\|FILE.png",
+        doc="Draw each cut: the subgraph from the starved variables through the cut (highlighted) to the loss, ops "
+        "labelled with `file:line`, other inputs collapsed. `.dot` (or `.gv`) is DOT text; `.svg` and `.png` are "
+        "rendered with Graphviz's `dot` (`dot -Tsvg`, `dot -Tpng`): without `dot` on `PATH` the command stops "
+        "at once (exit 2) before checking anything. Any other suffix is refused the same way.",
+    ),
+)
+
+what_to_report = _group(
+    _option(
+        "--select",
+        multiple=True,
+        help="Report only these codes or prefixes (e.g. GC101,GC11).",
+        doc_name="--select CODES",
+        doc="Report only these codes or prefixes, comma-separated or repeated (`--select GC101,GC11`).",
+    ),
+    _option(
+        "--ignore",
+        multiple=True,
+        help="Do not report these codes or prefixes.",
+        doc_name="--ignore CODES",
+        doc="Do not report these codes or prefixes.",
+    ),
+    _option(
+        "--allow-none",
+        multiple=True,
+        metavar="PATTERN",
+        help="Glob over variable paths allowed to get no gradient.",
+        doc="A glob over variable paths that may get no gradient (repeatable), e.g. a GAN's frozen `discriminator/*`.",
+    ),
+)
+
+how_to_run = _group(
+    _option(
+        "-j",
+        "--jobs",
+        type=click.IntRange(min=1),
+        default=None,
+        help="Files checked in parallel (default: CPUs).",
+        doc_name="-j, --jobs N",
+        doc="Files checked in parallel (default: the number of CPUs). Results are printed as they come, and the "
+        "output order does not depend on it.",
+    ),
+    _option(
+        "--exit-zero",
+        is_flag=True,
+        help="Exit 0 even when there are findings.",
+        doc="Exit 0 even when there are findings (files that could not be checked still exit 2).",
+    ),
+    _option(
+        "--check-custom-gradients",
+        is_flag=True,
+        help="GC301: compare each tf.custom_gradient on the path with finite differences (costs extra evaluations).",
+        doc="GC301: compare each `tf.custom_gradient` on the path from the variables to the loss with finite "
+        "differences of its own forward function (a few extra evaluations per custom gradient; off by default, "
+        "or `check-custom-gradients = true` in the configuration).",
+    ),
+)
+
+patches = _group(
+    _option(
+        "--diff",
+        "show_diff",
+        is_flag=True,
+        help="Show a verified patch for each finding that has one (never writes).",
+        doc="Show a verified patch (a unified diff) under each finding that has one, or why there is none; never "
+        "writes. Each patch is checked by checking the patched copy first, so the output comes once every file "
+        "and its patches are checked ([fixes.md](fixes.md)).",
+    ),
+    _option(
+        "--fix",
+        is_flag=True,
+        help="Apply the verified patches, after showing them (committed, saved, UTF-8 files only).",
+        doc="Show the verified patches, then write them. Refuses (one line on stderr, exit 2) a file with "
+        "uncommitted changes or not in git, unsaved in Vim or Emacs, or not UTF-8. With `--fix` the exit code "
+        "counts the findings that remain.",
+    ),
+    _option(
+        "--force",
+        is_flag=True,
+        help="With --fix: also write uncommitted, unsaved or non-UTF-8 files.",
+        doc="With `--fix`: write those files too.",
+    ),
+)
+
+how_to_print = _group(
+    _option(
+        "--color/--no-color",
+        default=None,
+        help="Colour the output (default: when stdout is a terminal).",
+        doc_name="--color / --no-color",
+        doc="Colour the output; by default only when stdout is a terminal.",
+    ),
+    _option(
+        "-q",
+        "--quiet",
+        is_flag=True,
+        help="No summary or progress on stderr.",
+        doc="No summary and no progress on stderr.",
+    ),
+    _option(
+        "-v",
+        "--verbose",
+        is_flag=True,
+        help="Show the script's own output when a file cannot be checked.",
+        doc="When a file cannot be checked, also show the last lines the script printed; note files still running "
+        "with no gradient yet (as on a terminal).",
+    ),
+)
+
+# Eager options: they answer and exit before anything is checked (and import no TensorFlow).
+answer_and_exit = _group(
+    _option(
+        "--explain",
+        metavar="CODE",
+        callback=_explain,
+        expose_value=False,
+        is_eager=True,
+        help="Explain a rule and exit.",
+        doc="Print a rule's page (what it does, why it is bad, example, fix) and exit.",
+    ),
+    _option(
+        "--list-rules",
+        is_flag=True,
+        callback=_list_rules,
+        expose_value=False,
+        is_eager=True,
+        help="List every rule and exit.",
+        doc="List every code with its name and summary, and exit.",
+    ),
+    _option(
+        "--version",
+        is_flag=True,
+        callback=_print_version,
+        expose_value=False,
+        is_eager=True,
+        help="Show versions and exit.",
+        doc="Print gradcheck's, Python's, TensorFlow's and Keras's versions (without importing TensorFlow), and "
+        "exit. The Keras named is the one `tf.keras` is: tf_keras (Keras 2) when `TF_USE_LEGACY_KERAS` is `1` or "
+        "`true`, else Keras 3.",
+    ),
+)
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What one ``gradcheck`` run was asked to do: the command line merged with
+    ``[tool.gradcheck]`` (options win; ``--ignore`` and ``--allow-none`` add to the file's).
+    Built once by :meth:`from_command_line` and kept on the click context (``ctx.obj``)."""
+
+    paths: tuple[str, ...]
+    config: Config
+    fmt: str
+    static: bool
+    training_only: bool
+    steps: int
+    timeout: float
+    timeout_given: float | None  # --timeout as typed (the progress note's delay follows it)
+    allow_none: tuple[str, ...]
+    jobs: int
+    graph_path: Path | None
+    check_custom_gradients: bool
+    show_diff: bool
+    fix: bool
+    force: bool
+    exit_zero: bool
+    color: bool
+    quiet: bool
+    verbose: bool
+    progress: bool  # the progress line and notes' leading newline: only on a terminal
+    script_args: tuple[str, ...]
+
+    @classmethod
+    def from_command_line(cls, params: dict[str, Any], script_args: list[str]) -> Settings:
+        """Raises ``click.UsageError`` for a misused command, ``ConfigError`` for a bad
+        ``[tool.gradcheck]`` or code prefix (in that order, as the checks always ran)."""
+        from gradcheck import config as config_mod
+
+        if not params["paths"]:
+            raise click.UsageError("give at least one PATH (a script, or a directory)")
+        if params["force"] and not params["fix"]:
+            raise click.UsageError("--force only goes with --fix")
+        cfg = config_mod.load()
+        if params["select"]:
+            cfg.select = _codes(params["select"])
+        if params["ignore"]:
+            cfg.ignore = cfg.ignore + _codes(params["ignore"])
+        for prefix in (*cfg.select, *cfg.ignore):
+            config_mod.validate_code_prefix(prefix, "--select/--ignore")
+        graph = params["graph_path"]
+        return cls(
+            paths=tuple(params["paths"]),
+            config=cfg,
+            fmt=params["fmt"],
+            static=params["static"],
+            training_only=params["training_only"],
+            steps=params["steps"] or cfg.steps,
+            timeout=params["timeout"] or cfg.timeout,
+            timeout_given=params["timeout"],
+            allow_none=(*cfg.allow_none, *params["allow_none"]),
+            jobs=params["jobs"] or os.cpu_count() or 1,
+            graph_path=Path(graph) if graph is not None else None,
+            check_custom_gradients=params["check_custom_gradients"] or cfg.check_custom_gradients,
+            show_diff=params["show_diff"],
+            fix=params["fix"],
+            force=params["force"],
+            exit_zero=params["exit_zero"],
+            color=sys.stdout.isatty() if params["color"] is None else params["color"],
+            quiet=params["quiet"],
+            verbose=params["verbose"],
+            progress=not params["quiet"] and sys.stderr.isatty(),
+            script_args=tuple(script_args),
+        )
+
+    @property
+    def patches(self) -> bool:
+        """--diff or --fix: suggested patches, each verified by checking the patched copy."""
+        return self.show_diff or self.fix
+
+    @property
+    def streamed(self) -> bool:
+        """Each file's diagnosis is printed as soon as it is done (patches come after every check)."""
+        return self.fmt in STREAMED_FORMATS and not self.patches
+
+    @cached_property
+    def check_options(self) -> Options:
+        """The checker's options (one object for the checks and the patches' checks)."""
+        from gradcheck.check import Options
+
+        # a file with no gradient yet gets a note, for whoever watches: a terminal, or -v
+        watched = not self.quiet and (self.verbose or sys.stderr.isatty())
+        return Options(
+            steps=self.steps,
+            timeout=self.timeout,
+            allow_none=list(self.allow_none),
+            jobs=self.jobs,
+            verbose=self.verbose,
+            static=self.static,
+            training_only=self.training_only,
+            graph=self.graph_path is not None,
+            check_custom_gradients=self.check_custom_gradients,
+            argv=list(self.script_args),
+            note_after=min(30.0, (self.timeout_given or self.config.timeout) / 4) if watched else None,
+            note=lambda text: click.echo(("\n" if self.progress else "") + text, err=True),
+        )
+
+
 class _Command(click.Command):
     """``gradcheck train.py -- --epochs 1``: what follows ``--`` is each script's ``sys.argv[1:]``."""
 
@@ -99,98 +437,15 @@ class _Command(click.Command):
 
 @click.command(cls=_Command, context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("paths", nargs=-1, metavar="PATH[::FUNCTION]... [-- SCRIPT_ARGS...]")
-@click.option("--static", is_flag=True, help="Static analysis only: read the code, never run it (no TensorFlow).")
-@click.option(
-    "--training-only",
-    is_flag=True,
-    help="Trace only files that read as training code, even when named directly (for pre-commit).",
-)
-@click.option(
-    "--steps", type=click.IntRange(min=1), default=None, help="Training steps to check before stopping (default 1)."
-)
-@click.option(
-    "--timeout", type=click.FloatRange(min=0, min_open=True), default=None, help="Seconds per file (default 120)."
-)
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(FORMAT_CHOICES),
-    default="full",
-    show_default=True,
-    help="Output format.",
-)
-@click.option(
-    "--graph",
-    "graph_path",
-    type=click.Path(dir_okay=False, writable=True),
-    default=None,
-    metavar="FILE.dot|FILE.svg",
-    help="Draw each cut: the subgraph from the starved variables to the loss (.svg needs Graphviz).",
-)
-@click.option("--select", multiple=True, help="Report only these codes or prefixes (e.g. GC101,GC11).")
-@click.option("--ignore", multiple=True, help="Do not report these codes or prefixes.")
-@click.option(
-    "--allow-none", multiple=True, metavar="PATTERN", help="Glob over variable paths allowed to get no gradient."
-)
-@click.option(
-    "-j", "--jobs", type=click.IntRange(min=1), default=None, help="Files checked in parallel (default: CPUs)."
-)
-@click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings.")
-@click.option(
-    "--check-custom-gradients",
-    is_flag=True,
-    help="GC301: compare each tf.custom_gradient on the path with finite differences (costs extra evaluations).",
-)
-@click.option(
-    "--diff", "show_diff", is_flag=True, help="Show a verified patch for each finding that has one (never writes)."
-)
-@click.option(
-    "--fix", is_flag=True, help="Apply the verified patches, after showing them (committed, saved, UTF-8 files only)."
-)
-@click.option("--force", is_flag=True, help="With --fix: also write uncommitted, unsaved or non-UTF-8 files.")
-@click.option("--color/--no-color", default=None, help="Colour the output (default: when stdout is a terminal).")
-@click.option("-q", "--quiet", is_flag=True, help="No summary or progress on stderr.")
-@click.option("-v", "--verbose", is_flag=True, help="Show the script's own output when a file cannot be checked.")
-@click.option(
-    "--explain", metavar="CODE", callback=_explain, expose_value=False, is_eager=True, help="Explain a rule and exit."
-)
-@click.option(
-    "--list-rules",
-    is_flag=True,
-    callback=_list_rules,
-    expose_value=False,
-    is_eager=True,
-    help="List every rule and exit.",
-)
-@click.option(
-    "--version",
-    is_flag=True,
-    callback=_print_version,
-    expose_value=False,
-    is_eager=True,
-    help="Show versions and exit.",
-)
-def main(
-    paths,
-    static,
-    training_only,
-    steps,
-    timeout,
-    fmt,
-    graph_path,
-    select,
-    ignore,
-    allow_none,
-    jobs,
-    exit_zero,
-    color,
-    quiet,
-    verbose,
-    show_diff=False,
-    fix=False,
-    force=False,
-    check_custom_gradients=False,
-) -> None:
+@what_to_check
+@how_to_report
+@what_to_report
+@how_to_run
+@patches
+@how_to_print
+@answer_and_exit
+@click.pass_context
+def main(ctx: click.Context, **params: Any) -> None:
     """Find why variables get no gradient in TensorFlow / Keras training code.
 
     Runs each script (as `python PATH` would) until its first training step, checks every
@@ -200,107 +455,139 @@ def main(
     notebook (`.ipynb`) runs its code cells in order. Arguments after `--` are passed to
     each script: `gradcheck train.py -- --epochs 1`.
     """
-    from gradcheck import config as config_mod
-    from gradcheck.check import Options, check_targets
-    from gradcheck.output import FORMATS, render
+    settings = ctx.obj = _settings(params, ctx.meta.get("gradcheck.script_args", []))
+    _refuse_what_cannot_be_written(settings)
+    report, printed = _check(settings)
+    fixing = _prepare_patches(settings, report)
+    _print_report(settings, report, printed)
+    _write_graph(settings, report)
+    sys.exit(_exit_code(settings, report, fixing))
 
-    if not paths:
-        raise click.UsageError("give at least one PATH (a script, or a directory)")
-    if force and not fix:
-        raise click.UsageError("--force only goes with --fix")
+
+def _settings(params: dict[str, Any], script_args: list[str]) -> Settings:
+    from gradcheck.config import ConfigError
+    from gradcheck.output import FORMATS
+
     try:
-        cfg = config_mod.load()
-        if select:
-            cfg.select = _codes(select)
-        if ignore:
-            cfg.ignore = cfg.ignore + _codes(ignore)
-        for prefix in (*cfg.select, *cfg.ignore):
-            config_mod.validate_code_prefix(prefix, "--select/--ignore")
-    except config_mod.ConfigError as error:
+        settings = Settings.from_command_line(params, script_args)
+    except ConfigError as error:
         click.echo(f"gradcheck: {error}", err=True)
         sys.exit(EXIT_ERROR)
-    if fmt not in FORMATS:
-        raise click.UsageError(f"--format {fmt} is not available in this version")
-    if graph_path is not None and Path(graph_path).suffix.lower() == ".svg" and not static:
-        import shutil
+    if settings.fmt not in FORMATS:
+        raise click.UsageError(f"--format {settings.fmt} is not available in this version")
+    return settings
 
-        if shutil.which("dot") is None:  # say so now, not after minutes of checking
-            click.echo(
-                "gradcheck: --graph FILE.svg needs Graphviz's `dot` on PATH; install Graphviz or ask for FILE.dot "
-                "instead (nothing was checked)",
-                err=True,
-            )
-            sys.exit(EXIT_ERROR)
-    options = Options(
-        steps=steps or cfg.steps,
-        timeout=timeout or cfg.timeout,
-        allow_none=[*cfg.allow_none, *allow_none],
-        jobs=jobs or os.cpu_count() or 1,
-        verbose=verbose,
-        static=static,
-        training_only=training_only,
-        graph=graph_path is not None,
-        check_custom_gradients=check_custom_gradients or cfg.check_custom_gradients,
-        argv=list(click.get_current_context().meta.get("gradcheck.script_args", [])),
-        # a file with no gradient yet gets a note, for whoever watches: a terminal, or -v
-        note_after=None if quiet or not (verbose or sys.stderr.isatty()) else min(30.0, (timeout or cfg.timeout) / 4),
-        note=lambda text: click.echo(("\n" if show_progress else "") + text, err=True),
-    )
-    use_color = sys.stdout.isatty() if color is None else color
-    show_progress = not quiet and sys.stderr.isatty()
+
+def _refuse_what_cannot_be_written(settings: Settings) -> None:
+    """A --graph file that cannot be written is refused now, not after minutes of checking."""
+    if settings.graph_path is None:
+        return
+    import shutil
+
+    from gradcheck.output.dot import needs_graphviz, unsupported_suffix
+
+    problem = unsupported_suffix(settings.graph_path)
+    missing = needs_graphviz(settings.graph_path) and shutil.which("dot") is None
+    if problem is None and missing and not settings.static:
+        suffix = settings.graph_path.suffix.lower()
+        problem = f"--graph FILE{suffix} needs Graphviz's `dot` on PATH; install Graphviz or ask for FILE.dot instead"
+    if problem is not None:
+        click.echo(f"gradcheck: {problem} (nothing was checked)", err=True)
+        sys.exit(EXIT_ERROR)
+
+
+def _check(settings: Settings) -> tuple[Report, list[str]]:
+    """Check every path; text formats stream: each file's diagnosis is printed once it and
+    the files before it are done, so the order is the same for any -j. Returns the report
+    and the files already printed."""
+    from gradcheck.check import check_targets
+    from gradcheck.output import render
+    from gradcheck.report import Report
+
+    printed: list[str] = []
 
     def progress(done: int, total: int, path: str) -> None:
-        if show_progress:
+        if settings.progress:
             click.echo(f"\r[{done}/{total}] {path}"[:100].ljust(100), err=True, nl=done == total)
 
-    # Text formats stream: each file's diagnosis is printed once it and the files before it
-    # are done, so the order is the same for any -j.
-    printed = []
-
     def print_result(result) -> None:
-        from gradcheck.report import Report
-
-        text = render(Report([result]), fmt, color=use_color)
+        text = render(Report([result]), settings.fmt, color=settings.color)
         if text:
-            if show_progress:
+            if settings.progress:
                 click.echo("\r" + " " * 100 + "\r", err=True, nl=False)
-            click.echo(("\n" if printed and fmt == "full" else "") + text, nl=not text.endswith("\n"))
+            click.echo(("\n" if printed and settings.fmt == "full" else "") + text, nl=not text.endswith("\n"))
             sys.stdout.flush()
             printed.append(result.path)
 
-    streamed = fmt in STREAMED_FORMATS and not (show_diff or fix)  # patches come after every check
-    report = check_targets(list(paths), cfg, options, progress=progress, on_result=print_result if streamed else None)
+    report = check_targets(
+        list(settings.paths),
+        settings.config,
+        settings.check_options,
+        progress=progress,
+        on_result=print_result if settings.streamed else None,
+    )
     if not report.files:
-        click.echo(f"gradcheck: no Python files to check in {', '.join(paths)}", err=True)
+        click.echo(f"gradcheck: no Python files to check in {', '.join(settings.paths)}", err=True)
         sys.exit(EXIT_ERROR)
-    fixing = None
-    if show_diff or fix:  # suggested patches, each verified by checking the patched copy (docs/fixes.md)
-        from gradcheck.fix.command import Fixing
+    return report, printed
 
-        echo = lambda text: click.echo(text, err=True)  # noqa: E731
-        fixing = Fixing(report, cfg, options, targets=list(paths), write=fix, force=force, fmt=fmt, echo=echo)
-        fixing.prepare()
+
+def _prepare_patches(settings: Settings, report: Report):
+    """--diff/--fix: the suggested patches, each verified by checking the patched copy (docs/fixes.md)."""
+    if not settings.patches:
+        return None
+    from gradcheck.fix.command import Fixing
+
+    echo = lambda text: click.echo(text, err=True)  # noqa: E731
+    fixing = Fixing(
+        report,
+        settings.config,
+        settings.check_options,
+        targets=list(settings.paths),
+        write=settings.fix,
+        force=settings.force,
+        fmt=settings.fmt,
+        echo=echo,
+    )
+    fixing.prepare()
+    return fixing
+
+
+def _print_report(settings: Settings, report: Report, printed: list[str]) -> None:
+    """The diagnoses not streamed yet (JSON, SARIF, patches), then the summary on stderr."""
+    from gradcheck.output import render
+
     output = bool(printed)
-    if not streamed:
-        text = render(report, fmt, color=use_color)
+    if not settings.streamed:
+        text = render(report, settings.fmt, color=settings.color)
         if text:
             click.echo(text if text.endswith("\n") else text + "\n", nl=False)
         output = bool(text)
     sys.stdout.flush()  # the summary on stderr must come after the last diagnostic line
-    if not quiet:
+    if not settings.quiet:
         # after a full diagnosis, a blank line: the summary is not one more line of the fix
-        click.echo(("\n" if output and fmt == "full" else "") + report.summary(), err=True)
-    if graph_path is not None:
-        from gradcheck.output.dot import GraphvizMissing, write_graph
+        click.echo(("\n" if output and settings.fmt == "full" else "") + report.summary(), err=True)
 
-        try:
-            written = write_graph(report.findings, Path(graph_path))
-        except GraphvizMissing as error:
-            click.echo(f"gradcheck: {error}", err=True)
-            sys.exit(EXIT_ERROR)
-        if not quiet:
-            click.echo(f"cut graph written to {written}", err=True)
-    sys.exit(fixing.finish(exit_zero, quiet) if fixing is not None else report.exit_code(exit_zero))
+
+def _exit_code(settings: Settings, report: Report, fixing) -> int:
+    """0 clean, 1 findings, 2 could not check; with --fix, what the fixing left."""
+    if fixing is not None:
+        return fixing.finish(settings.exit_zero, settings.quiet)
+    return report.exit_code(settings.exit_zero)
+
+
+def _write_graph(settings: Settings, report: Report) -> None:
+    if settings.graph_path is None:
+        return
+    from gradcheck.output.dot import GraphvizMissing, write_graph
+
+    try:
+        written = write_graph(report.findings, settings.graph_path)
+    except GraphvizMissing as error:
+        click.echo(f"gradcheck: {error}", err=True)
+        sys.exit(EXIT_ERROR)
+    if not settings.quiet:
+        click.echo(f"cut graph written to {written}", err=True)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -1,9 +1,8 @@
 """``[tool.gradcheck]`` in the nearest ``pyproject.toml``.
 
-Keys (kebab-case, as ruff): ``select``, ``ignore``, ``exclude``, ``per-file-ignores``,
-``allow-none``, ``timeout``, ``steps``, ``scripts``, ``check-custom-gradients``. An unknown key
-or a value of the wrong type is a ``ConfigError`` with a one-line message; command-line
-options win over the file.
+The keys (kebab-case, as ruff) are :data:`KEYS`, which docs/configuration.md's table is
+generated from (``python -m gradcheck.docs_tables``). An unknown key or a value of the wrong
+type is a ``ConfigError`` with a one-line message; command-line options win over the file.
 """
 
 from __future__ import annotations
@@ -73,8 +72,71 @@ class Config:
         return False
 
 
-_LIST_KEYS = {"select", "ignore", "exclude", "allow-none", "scripts"}
-_KNOWN = _LIST_KEYS | {"per-file-ignores", "timeout", "steps", "check-custom-gradients"}
+@dataclass(frozen=True)
+class Key:
+    """One key of ``[tool.gradcheck]``: its TOML type, default, command-line option and meaning."""
+
+    name: str
+    kind: str  # "list of strings", "table", "number", "integer", "boolean"
+    default: str
+    option: str | None
+    doc: str
+
+
+KEYS = (
+    Key(
+        "select",
+        "list of strings",
+        "`[]` (every code)",
+        "--select",
+        'Report only these codes or code prefixes, like ruff (`"GC1"` is every GC1xx code).',
+    ),
+    Key(
+        "ignore", "list of strings", "`[]`", "--ignore", "Never report these codes or prefixes; `--ignore` adds to it."
+    ),
+    Key(
+        "exclude",
+        "list of strings",
+        "`[]`",
+        None,
+        "Globs skipped when walking directories, besides "
+        + ", ".join(f"`{pattern}`" for pattern in DEFAULT_EXCLUDE)
+        + ".",
+    ),
+    Key(
+        "per-file-ignores",
+        "table",
+        "`{}`",
+        None,
+        'Glob pattern (over the path relative to the `pyproject.toml`, or the file name) to codes ignored in those files, e.g. `{ "experiments/*.py" = ["GC109"] }`.',
+    ),
+    Key(
+        "allow-none",
+        "list of strings",
+        "`[]`",
+        "--allow-none",
+        "Globs over variable paths allowed to get no gradient (a GAN's frozen `discriminator/*`); `--allow-none` adds to it.",
+    ),
+    Key("timeout", "number", f"`{DEFAULT_TIMEOUT:g}`", "--timeout", "Seconds per script."),
+    Key("steps", "integer", "`1`", "--steps", "Training steps checked before a script is stopped."),
+    Key(
+        "scripts",
+        "list of strings",
+        "`[]`",
+        None,
+        "Globs naming the training scripts under a directory. Without it, a file found by walking a directory is traced when it reads as training code (it opens a `GradientTape`, defines `train_step` or calls `.fit(`). Files named on the command line are always checked (unless `--training-only`).",
+    ),
+    Key(
+        "check-custom-gradients",
+        "boolean",
+        "`false`",
+        "--check-custom-gradients",
+        "GC301: compare each `tf.custom_gradient` with finite differences (opt-in: it costs extra evaluations).",
+    ),
+)
+
+_LIST_KEYS = {key.name for key in KEYS if key.kind == "list of strings"}
+_KNOWN = {key.name for key in KEYS}
 
 
 def find_pyproject(start: Path) -> Path | None:

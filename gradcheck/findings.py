@@ -10,8 +10,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-DOCS_URL = "https://github.com/gradcheck/gradcheck/blob/main/docs/rules/{code}.md"
-
 
 @dataclass(frozen=True)
 class ChainLink:
@@ -86,8 +84,11 @@ class Finding:
         return self.rule.severity
 
     @property
-    def url(self) -> str:
-        return DOCS_URL.format(code=self.code)
+    def url(self) -> str | None:
+        """The rule's page (see ``gradcheck.links``); None when there is none to point at."""
+        from gradcheck.links import rule_url
+
+        return rule_url(self.code)
 
     def identity(self) -> tuple:
         """What makes two findings the same diagnosis (a retrace repeats them)."""
@@ -114,9 +115,9 @@ class Finding:
             "chain_source": self.chain_source,
             "fix": self.fix,
             "notes": list(self.notes),
-            "url": self.url,
         } | (
-            ({"graph": self.graph} if self.graph is not None else {})
+            ({"url": self.url} if self.url is not None else {})
+            | ({"graph": self.graph} if self.graph is not None else {})
             | ({"fields": _plain(self.fields)} if self.fields else {})
             | ({"patch": self.patch.to_json()} if self.patch is not None else {})
         )

@@ -24,6 +24,7 @@ import json
 import linecache
 import os
 import re
+import warnings
 from dataclasses import dataclass
 
 SUFFIX = ".ipynb"
@@ -67,8 +68,7 @@ def _read_json(path: str) -> dict:
         nbformat = None
     try:
         if nbformat is not None:
-            with open(path, encoding="utf-8") as fh:
-                return nbformat.read(fh, as_version=4)
+            return _read_with_nbformat(nbformat, path)
         with open(path, encoding="utf-8") as fh:
             return json.load(fh)
     except OSError as error:
@@ -82,6 +82,28 @@ def _read_json(path: str) -> dict:
         if data is None:
             raise NotebookError(f"not a readable notebook ({type(error).__name__}: {error})") from error
         return data
+
+
+#: Notebooks whose nbformat warnings were shown already: a notebook is read more than once
+#: (the pre-check, then the static engine or the run), and each warning is worth one line.
+_WARNED: set[str] = set()
+
+
+def _read_with_nbformat(nbformat, path: str) -> dict:
+    """``nbformat.read``, its warnings (``MissingIDFieldWarning`` ...) shown once per notebook."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with open(path, encoding="utf-8") as fh:
+            data = nbformat.read(fh, as_version=4)
+    key = os.path.abspath(path)
+    if key not in _WARNED:
+        _WARNED.add(key)
+        seen = set()
+        for warning in caught:
+            if (warning.category, str(warning.message)) not in seen:
+                seen.add((warning.category, str(warning.message)))
+                warnings.warn_explicit(warning.message, warning.category, warning.filename, warning.lineno)
+    return data
 
 
 def _cells_anyway(path: str) -> dict | None:

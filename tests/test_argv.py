@@ -83,7 +83,7 @@ def test_a_long_warm_up_gets_a_note_and_a_gc903_that_says_where(tmp_path):
     assert record["error"]["message"].startswith(
         "no gradient was checked within 40 s; the script was still at dqn.py:9 in fill_replay_buffer(), "
     ) or record["error"]["message"].startswith("no gradient was checked within 40 s; the script was still at dqn.py:8")
-    assert "gradcheck train.py -- --warmup 100" in record["error"]["message"]
+    assert "gradcheck dqn.py -- --warmup 100" in record["error"]["message"]  # the user's file
     assert (
         "gradcheck: dqn.py: no gradient yet after 10 s; still running (it is stopped at 40 s, --timeout)" in proc.stderr
     )

@@ -245,3 +245,60 @@ def test_parallel_output_equals_serial_output():
     # deterministic order: as given on the command line
     headers = [line.split(":", 1)[0] for line in serial.stdout.splitlines() if ": GC" in line]
     assert headers == [files[0], files[1], files[2]]
+
+
+# --graph FILE.png (issue 27, item 6): rendered by Graphviz, or refused at once.
+
+
+def test_graph_png_without_graphviz_is_refused_before_checking(tmp_path):
+    script = tmp_path / "train.py"
+    script.write_text("import tensorflow as tf\n")
+    proc = run_cli(str(script), "--graph", str(tmp_path / "cut.png"), env={"PATH": str(tmp_path)})
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr.strip() == (
+        "gradcheck: --graph FILE.png needs Graphviz's `dot` on PATH; install Graphviz or ask for FILE.dot instead "
+        "(nothing was checked)"
+    )
+    assert not (tmp_path / "cut.png").exists()
+
+
+def test_graph_with_a_suffix_nothing_renders_is_refused(tmp_path):
+    script = tmp_path / "train.py"
+    script.write_text("import tensorflow as tf\n")
+    proc = run_cli(str(script), "--graph", str(tmp_path / "cut.pdf"))
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert "--graph cut.pdf: write FILE.dot, FILE.svg or FILE.png" in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_graph_png_is_rendered_by_dot(tmp_path):
+    import shutil
+
+    from gradcheck.findings import Finding
+    from gradcheck.output.dot import write_graph
+
+    if shutil.which("dot") is None:
+        pytest.skip("Graphviz's dot is not installed")
+    graph = {"nodes": [{"id": 0, "label": "v", "kind": "variable"}, {"id": 1, "label": "loss", "kind": "loss"}]}
+    finding = Finding("GC101", "argmax", "train.py", 3, graph={**graph, "edges": [[0, 1]]})
+    written = write_graph([finding], tmp_path / "cut.png")
+    assert written.read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
+
+
+def test_graph_png_is_drawn_with_dot_png(tmp_path, monkeypatch):
+    """Without Graphviz here, a fake ``dot`` shows the call: ``dot -Tpng``, bytes in and out."""
+    import subprocess
+
+    from gradcheck.output import dot
+
+    calls = []
+
+    def fake_run(args, input, capture_output, check):
+        calls.append(args)
+        return subprocess.CompletedProcess(args, 0, b"\x89PNG fake", b"")
+
+    monkeypatch.setattr(dot.shutil, "which", lambda name: "/usr/bin/dot")
+    monkeypatch.setattr(dot.subprocess, "run", fake_run)
+    written = dot.write_graph([], tmp_path / "cut.PNG")
+    assert calls == [["/usr/bin/dot", "-Tpng"]]
+    assert written.read_bytes() == b"\x89PNG fake"

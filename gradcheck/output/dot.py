@@ -1,4 +1,4 @@
-"""``--graph FILE.dot|FILE.svg``: a picture of each cut. For every finding with a subgraph,
+"""``--graph FILE.dot|FILE.svg|FILE.png``: a picture of each cut. For every finding with a subgraph,
 one cluster: the starved variables, the ops between them and the loss (labelled with the
 user's file:line), the cut op highlighted, inputs from other branches collapsed."""
 
@@ -53,19 +53,39 @@ def render_dot(findings: list[Finding]) -> str:
     return "\n".join(lines) + "\n"
 
 
+#: Written as DOT text.
+DOT_SUFFIXES = (".dot", ".gv")
+#: Rendered by Graphviz's ``dot -T<format>``.
+RENDERED_SUFFIXES = (".svg", ".png")
+
+
 class GraphvizMissing(RuntimeError):
-    """An .svg was asked for, but Graphviz's ``dot`` is not on PATH."""
+    """A picture (.svg, .png) was asked for, but Graphviz's ``dot`` is not on PATH."""
+
+
+def unsupported_suffix(target: Path) -> str | None:
+    """Why ``--graph target`` cannot be written (a suffix that is neither DOT nor a picture
+    Graphviz renders), or None."""
+    suffix = target.suffix.lower()
+    if suffix in DOT_SUFFIXES or suffix in RENDERED_SUFFIXES:
+        return None
+    return f"--graph {target.name}: write FILE.dot, FILE.svg or FILE.png (.svg and .png are rendered by Graphviz)"
+
+
+def needs_graphviz(target: Path) -> bool:
+    return target.suffix.lower() in RENDERED_SUFFIXES
 
 
 def write_graph(findings: list[Finding], target: Path) -> Path:
-    """Write DOT to ``target``; for ``.svg``, render it with Graphviz's ``dot``."""
+    """Write DOT to ``target``; for ``.svg`` and ``.png``, render it with Graphviz's ``dot``."""
     text = render_dot(findings)
-    if target.suffix.lower() != ".svg":
+    if not needs_graphviz(target):
         target.write_text(text, encoding="utf-8")
         return target
     dot = shutil.which("dot")
+    suffix = target.suffix.lower()
     if dot is None:
-        raise GraphvizMissing("--graph FILE.svg needs Graphviz's `dot` on PATH; ask for FILE.dot instead")
-    svg = subprocess.run([dot, "-Tsvg"], input=text, capture_output=True, text=True, check=True).stdout
-    target.write_text(svg, encoding="utf-8")
+        raise GraphvizMissing(f"--graph FILE{suffix} needs Graphviz's `dot` on PATH; ask for FILE.dot instead")
+    picture = subprocess.run([dot, f"-T{suffix[1:]}"], input=text.encode("utf-8"), capture_output=True, check=True)
+    target.write_bytes(picture.stdout)
     return target

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 
+from gradcheck import links
 from gradcheck.findings import FileResult, Finding
 from gradcheck.rules import RULES
 
@@ -64,9 +65,15 @@ def _finding_command(finding: Finding) -> str:
         message += f"\n\nFix: {finding.fix}"
     if finding.patch is not None and finding.patch.verified and finding.patch.diff:
         message += f"\n\nVerified patch: {patch_link(finding)}"
-    message += f"\n\nSee {finding.url}"
+    message += f"\n\nSee {see(finding.code)}"
     _in_notebook(finding, properties)
     return command(_COMMANDS.get(finding.severity, "notice"), properties, message)
+
+
+def see(code: str) -> str:
+    """Where an annotation sends the reader: the rule's published page, else ``--explain``
+    (a path on the machine that ran the job would open nowhere else)."""
+    return links.published_rule_url(code) or links.explain_hint(code)
 
 
 def _in_notebook(finding: Finding, properties: dict[str, str | int | None]) -> None:

@@ -16,15 +16,14 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+from gradcheck import links
 from gradcheck._version import __version__
-from gradcheck.findings import DOCS_URL, SKIPPED, FileResult, Finding
+from gradcheck.findings import SKIPPED, FileResult, Finding
 from gradcheck.output.text import chain_text
 from gradcheck.rules import RULES, Rule
 
 SARIF_VERSION = "2.1.0"
 SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
-#: The project page: the rule pages' URL without ``/blob/...``, so both stay in one place.
-INFORMATION_URI = DOCS_URL.split("/blob/", 1)[0]
 #: Relative paths are relative to the directory gradcheck ran in; code scanning resolves
 #: them against the repository root, which is where CI runs gradcheck.
 SRCROOT = "%SRCROOT%"
@@ -74,7 +73,8 @@ def sarif_log(report) -> dict[str, Any]:
                         "name": "gradcheck",
                         "version": __version__,
                         "semanticVersion": __version__,
-                        "informationUri": INFORMATION_URI,
+                        # published links only (gradcheck.links): a SARIF log travels to other machines
+                        **({"informationUri": links.home()} if links.home() else {}),
                         "rules": [_descriptor(rule) for rule in rules],
                         "notifications": [_descriptor(rule) for rule in notification_rules],
                     }
@@ -94,13 +94,14 @@ def _descriptor(rule: Rule) -> dict[str, Any]:
     tags = ["gradient-flow", _FAMILY_TAGS.get(rule.code[:3], "other")]
     if not rule.implemented:
         tags.append("reserved")
+    help_uri = links.published_rule_url(rule.code)
     return {
         "id": rule.code,
         "name": rule.name,
         "shortDescription": {"text": rule.summary},
         "fullDescription": {"text": _unwrap(rule.what) or rule.summary},
         "help": {"text": explanation, "markdown": explanation},
-        "helpUri": DOCS_URL.format(code=rule.code),
+        **({"helpUri": help_uri} if help_uri else {}),
         "defaultConfiguration": {"level": level},
         "properties": {"tags": tags},
     }

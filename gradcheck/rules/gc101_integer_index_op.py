@@ -53,6 +53,14 @@ with tf.GradientTape() as tape:
         "`tf.reduce_sum(tf.nn.softmax({arg}, axis=-1) * tf.range(n, dtype={arg}.dtype), axis=-1)`."
     )
     fix_variants = {
+        "classification": (
+            "When the loss compares predicted classes with labels (an error rate, accuracy, a classifier's loss)",
+            "Compute the loss on values, not on indices. For classification, train on the logits with a "
+            "cross-entropy loss (`keras.losses.SparseCategoricalCrossentropy(from_logits=True)`) and keep "
+            "argmax for metrics. To regress or compare a position, use a differentiable soft-argmax: "
+            "`tf.reduce_sum(tf.nn.softmax({arg}, axis=-1) * tf.range(n, dtype={arg}.dtype), axis=-1)`. "
+            "For Q-learning, select the taken action's Q-value instead: `tf.gather({arg}, actions, batch_dims=1)`.",
+        ),
         "indices": (
             "When the indices are then used to select or look up (`tf.one_hot`, `tf.gather`, an `Embedding`)",
             "Ids carry no gradient, so neither does what is selected or looked up with them. Use "
