@@ -20,6 +20,9 @@ def _params(kind: str) -> list:
         marks = []
         if path.with_suffix(".json").exists() and keras_major(expectation(path)) == 2:
             marks.append(pytest.mark.skipif(not _HAS_TF_KERAS, reason="tf_keras is not installed"))
+        if path.with_suffix(".json").exists() and expectation(path).get("known_miss"):
+            # a first-run miss kept as recorded; strict, so a fix that makes it pass removes the marker
+            marks.append(pytest.mark.xfail(strict=True, reason=expectation(path)["known_miss"]))
         out.append(pytest.param(path, id=path.stem, marks=marks))
     return out
 

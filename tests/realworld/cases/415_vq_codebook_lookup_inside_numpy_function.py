@@ -1,0 +1,57 @@
+"""Real-world case 415.
+
+Source: https://github.com/tensorflow/tensorflow/issues/47033
+Bug: a vector-quantisation step uses a NumPy (Cython in the report) nearest-
+code search through tf.numpy_function inside a @tf.function training step. In
+the report only the int64 argmin indices cross the numpy_function and
+tf.gather does the lookup; here the lookup itself is done in NumPy and the
+quantised vectors come back from tf.numpy_function, which has no gradient: the
+codebook is starved (the encoder still trains through its commitment term)
+and Keras warns "Gradients do not exist".
+Setting: VQ auto-encoder bottleneck, Keras 3 encoder + codebook layer,
+custom step in @tf.function.
+"""
+import keras
+import numpy as np
+import tensorflow as tf
+
+keras.utils.set_random_seed(0)
+
+
+class Codebook(keras.layers.Layer):
+    def build(self, input_shape):
+        self.codes = self.add_weight(shape=(8, input_shape[-1]), initializer="random_normal", name="codes")
+
+    def call(self, z):
+        def nearest(z_np, codes_np):
+            d = ((z_np[:, None, :] - codes_np[None]) ** 2).sum(-1)
+            return codes_np[np.argmin(d, axis=1)].astype(np.float32)
+
+        q = tf.numpy_function(nearest, [z, self.codes], tf.float32)
+        q.set_shape(z.shape)
+        return q
+
+
+encoder = keras.Sequential([keras.Input((6,)), keras.layers.Dense(3, name="enc")], name="encoder")
+codebook = Codebook(name="codebook")
+codebook.build((None, 3))
+optimizer = keras.optimizers.Adam(1e-2)
+variables = encoder.trainable_variables + codebook.trainable_variables
+
+
+@tf.function
+def train_step(x):
+    with tf.GradientTape() as tape:
+        z = encoder(x)
+        q = codebook(z)
+        codebook_loss = tf.reduce_mean(tf.square(tf.stop_gradient(z) - q))
+        commitment = tf.reduce_mean(tf.square(z - tf.stop_gradient(q)))
+        loss = codebook_loss + 0.25 * commitment
+    grads = tape.gradient(loss, variables)
+    optimizer.apply_gradients(zip(grads, variables))
+    return loss
+
+
+x = np.random.randn(16, 6).astype("float32")
+for step in range(2):
+    print(step, float(train_step(x)))

@@ -1,0 +1,39 @@
+"""Real-world case 419.
+
+Source: https://github.com/tensorflow/tensorflow/issues/24849
+Bug: the request "Gradient tape return none for variable not being present in
+expression ... Semantically, the gradient should return zero" and the
+workaround it implies, unconnected_gradients=ZERO, applied to a two-head model
+whose loss only uses the main head: the auxiliary head's weights now receive
+silent zeros instead of None and never train (the auxiliary loss term was
+left out of the total).
+Setting: Keras 3 functional model with two outputs, eager custom loop,
+tape.gradient(..., unconnected_gradients=tf.UnconnectedGradients.ZERO) on the
+backing tf.Variables (Keras 3 variables' .value), as the ZERO flag needs them.
+"""
+import keras
+import numpy as np
+import tensorflow as tf
+
+keras.utils.set_random_seed(0)
+inputs = keras.Input((6,))
+h = keras.layers.Dense(12, activation="relu", name="trunk")(inputs)
+main = keras.layers.Dense(1, name="main")(h)
+aux = keras.layers.Dense(3, name="aux")(h)
+model = keras.Model(inputs, [main, aux], name="two_head")
+optimizer = keras.optimizers.Adam(1e-3)
+
+x = np.random.randn(32, 6).astype("float32")
+y_main = np.random.randn(32, 1).astype("float32")
+y_aux = np.random.randint(0, 3, 32)
+
+for step in range(2):
+    with tf.GradientTape() as tape:
+        pred_main, pred_aux = model(x)
+        main_loss = tf.reduce_mean(tf.square(pred_main - y_main))
+        aux_loss = tf.reduce_mean(keras.losses.sparse_categorical_crossentropy(y_aux, pred_aux, from_logits=True))
+        loss = main_loss
+    sources = [v.value for v in model.trainable_variables]
+    grads = tape.gradient(loss, sources, unconnected_gradients=tf.UnconnectedGradients.ZERO)
+    optimizer.apply_gradients(zip(grads, model.trainable_variables))
+    print(step, float(main_loss), float(aux_loss))
