@@ -22,7 +22,8 @@ from tests import realworld_check
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures" / "static"
-#: The causes the static engine reports; the others need a run (GC108, GC110-GC116).
+#: The causes the static engine finds in every rule example; the others need a run (GC111's
+#: and GC301's examples are partly beyond it).
 STATIC_CODES = {
     "GC101",
     "GC102",
@@ -34,6 +35,7 @@ STATIC_CODES = {
     "GC108",
     "GC109",
     "GC110",
+    "GC111",
     "GC113",
     "GC114",
     "GC115",
@@ -88,8 +90,9 @@ def test_rule_examples(example):
 #: How many real-world GC1xx cases the static engine must diagnose exactly: a ratchet, the
 #: count measured on the current set, so a case that was exact cannot silently regress
 #: (raise it as recall improves). Issue 14's target, 80 %, was met on the set it was
-#: measured on (62/69); the unseen batches since (270-293) bring it to 71/93, 76 %.
-RECALL_FLOOR = 71
+#: measured on (62/69); the unseen batches since (270-293) brought it to 71/93, 76 %; issue
+#: 25 (GC111 from TensorFlow's registry, a first derivative taken after the tape) to 73/93.
+RECALL_FLOOR = 73
 
 
 def _realworld_paths(kind: str) -> list[Path]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import ast
 
 from gradcheck.static import catalog
+from gradcheck.static.custom import CustomGradient, analyse
 from gradcheck.static.names import dotted
 from gradcheck.static.program import NEW_VARIABLE, Check, IndexUse, binding_line
 from gradcheck.static.scope import (
@@ -39,6 +40,7 @@ from gradcheck.static.values import (
     has_live,
     join,
     merge_flows,
+    real,
 )
 
 MAX_DEPTH = 8  # nested calls analysed in place
@@ -151,6 +153,8 @@ class Calls:
         api = catalog.lookup(qual)
         inputs = flow_of([*args, *kwargs.values()])
         leaf = qual.rpartition(".")[2]
+        if api is None and qual == "tensorflow.image.resize" and _area(node):
+            api = catalog.lookup("tensorflow.raw_ops.ResizeArea")  # the op ``method="area"`` runs
         tensor = _makes_tensor(qual, leaf, args)
         if leaf in _INDEX_TAKERS and self.tape is not None:
             position = 0 if leaf == "one_hot" else 1
@@ -182,7 +186,7 @@ class Calls:
             return Value(flow={o: (cut if o != UNSEEN else c) for o, c in inner.items()}, tensor=tensor)
         if kind == catalog.CUT:
             dtype = "int" if api.code in ("GC101", "GC103") else self._result_dtype(node, qual, leaf, args, scope)
-            return Value(flow=self.cut(node, inputs, api.code), dtype=dtype, tensor=tensor)
+            return Value(flow=self.cut(node, inputs, api.code, api.op), dtype=dtype, tensor=tensor)
         if kind == catalog.CAST:
             dtype = self._dtype_argument(node, scope, position=1, names=("dtype", "DstT"))
             if dtype == "int" or qual.endswith(("to_int32", "to_int64")):
@@ -219,7 +223,8 @@ class Calls:
             self._record(node, TapeRef(None), target, sources, None)
             return Value(flow=flow_of((target, sources)))
         if kind == catalog.CUSTOM_GRADIENT:
-            return Value(ref=PASS)
+            function = args[0].ref if args else None  # ``tf.custom_gradient(f)``
+            return Value(ref=custom_gradient(function.node) if isinstance(function, FuncRef) else PASS)
         if kind == catalog.METRIC:
             return Value(ref=MetricRef(self.program.fresh(node, "variable", _label(node)), api.code))
         if kind == catalog.WRAPPER:
@@ -459,7 +464,9 @@ class Calls:
             sources = args[1] if len(args) > 1 else kwargs.get("sources", EMPTY)
             source_node = node.args[1] if len(node.args) > 1 else keyword(node, "sources")
             self._record(node, tape, target, sources, self._leaves(source_node, scope))
-            return Value(flow=flow_of((target, sources)))  # differentiable in an outer tape
+            # differentiable in an outer tape, if that tape records it (a first-order gradient
+            # taken after the ``with`` block is a constant to a second one)
+            return Value(flow=self.op(node, flow_of((target, sources))))
         if attr == "watch":
             for arg in node.args:
                 for watched in arg.elts if isinstance(arg, (ast.List, ast.Tuple)) else [arg]:
@@ -589,6 +596,8 @@ class Calls:
             return self.call_function(ref, args, kwargs, node)
         if ref is PASS:
             return Value(flow=self.op(node, flow_of(everything)))
+        if isinstance(ref, CustomGradient):
+            return self._custom_gradient_call(node, ref, args, kwargs)
         if isinstance(ref, MetricRef):
             return self._metric(node, callee, "__call__", everything)
         if isinstance(ref, ClassRef):
@@ -613,6 +622,18 @@ class Calls:
             # anything it closes over, or only keep its arguments (a class).
             return Value(flow=merge_flows((inputs, _UNSEEN_FLOW)))
         return Value(flow=self.op(node, inputs), ref=LIBRARY if from_library(ref) else None)
+
+    def _custom_gradient_call(
+        self, node: ast.Call, ref: CustomGradient, args: list[Value], kwargs: dict[str, Value]
+    ) -> Value:
+        """A ``tf.custom_gradient`` function whose gradient function never reads the upstream
+        gradient: its inputs flow back through a wrong gradient (GC301, marked on the result)."""
+        flow = flow_of([*args, *kwargs.values()])
+        live = {o for o, cuts in flow.items() if not cuts and real(o)}
+        if ref.mark and self.recording and live:
+            self.program.wrong_gradients.setdefault(ref.mark, (ref, set()))[1].update(live)
+            flow = merge_flows((flow, {ref.mark: LIVE}))
+        return Value(flow=self.op(node, flow))
 
     def _with_callbacks(
         self, inputs: Flow, args: list[Value], kwargs: dict[str, Value], deferred: bool = False
@@ -712,6 +733,23 @@ class Calls:
         return scope
 
 
+def custom_gradient(fn: ast.AST) -> object:
+    """What a ``tf.custom_gradient`` function is: differentiable (``PASS``), unless its
+    gradient function visibly ignores the upstream gradient."""
+    if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return PASS
+    found = analyse(fn)
+    return found if found.ignores_upstream is not None else PASS
+
+
+def _area(node: ast.Call) -> bool:
+    """``tf.image.resize(x, size, method="area")`` (or ``ResizeMethod.AREA``)."""
+    method = keyword(node, "method") or (node.args[2] if len(node.args) > 2 else None)
+    if isinstance(method, ast.Constant):
+        return method.value == "area"
+    return isinstance(method, ast.Attribute) and method.attr == "AREA"
+
+
 def _makes_tensor(qual: str, leaf: str, args: list[Value]) -> bool:
     """Whether a library call returns a plain tensor: a ``tf.*`` maker (``tf.constant``), or
     a ``tf.*`` op on plain tensors."""
@@ -772,4 +810,4 @@ def _label(node: ast.Call) -> str:
     return ast.unparse(node.func) + "()"
 
 
-__all__ = ["MAX_DEPTH", "Calls"]
+__all__ = ["MAX_DEPTH", "Calls", "custom_gradient"]

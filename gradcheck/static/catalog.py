@@ -7,7 +7,10 @@ GC1xx vocabulary, the same the trace engine reports for the same cause.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
 
 # Kinds of API.
 CUT = "cut"  # no gradient flows through it to its inputs (``code`` names the cause)
@@ -34,6 +37,7 @@ GRADIENT_METHODS = frozenset(("gradient", "jacobian", "batch_jacobian"))
 class Api:
     kind: str
     code: str | None = None
+    op: str = ""  # GC111: the op type that has no gradient (``AdjustSaturation``)
 
 
 _TF = ("tensorflow", "tensorflow.math", "tensorflow.nn", "tensorflow.dtypes", "tensorflow.experimental.numpy")
@@ -92,6 +96,9 @@ _EXACT: dict[str, Api] = {
     "keras.Variable": Api(VARIABLE),
     "keras.variables.Variable": Api(VARIABLE),
     "keras.backend.variable": Api(VARIABLE),
+    # TensorFlow Probability's variables seen through a bijector: trainable variables too
+    "tensorflow_probability.util.TransformedVariable": Api(VARIABLE),
+    "tensorflow_probability.python.util.TransformedVariable": Api(VARIABLE),
     "tensorflow.Module": Api(MODEL),
     "keras.Input": Api(NO_FLOW),
     "keras.layers.Input": Api(NO_FLOW),
@@ -152,7 +159,7 @@ BUILTIN_NAMES = frozenset(_BUILTINS)
 #: Codes of the raw ops the static engine names through the rules' tables.
 STATIC_CODES = ("GC101", "GC102", "GC103", "GC104", "GC105", "GC106", "GC107", "GC109")
 #: Every code the static engine reports.
-REPORTED_CODES = (*STATIC_CODES, "GC108", "GC110", "GC113", "GC114", "GC115", "GC116")
+REPORTED_CODES = (*STATIC_CODES, "GC108", "GC110", "GC111", "GC113", "GC114", "GC115", "GC116")
 
 
 def lookup(qualname: str) -> Api | None:
@@ -169,9 +176,15 @@ def lookup(qualname: str) -> Api | None:
     if module in _RANDOM and leaf in _SAMPLERS:
         return Api(CUT, "GC107")
     if module in _TF or module in _KERAS:
-        return _BY_LEAF.get(leaf)
+        api = _BY_LEAF.get(leaf)
+        if api is not None:
+            return api
     if module == "tensorflow.raw_ops":
         return _raw_op(leaf)
+    if root == "tensorflow":
+        op = _no_gradient_table()["api"].get(qualname)
+        if op is not None:
+            return _raw_op(op)
     if module.startswith("keras.applications") and leaf[:1].isupper():
         return Api(MODEL)  # ``ResNet50(...)``; ``preprocess_input`` and co are plain functions
     if module == "keras.layers" and leaf[:1].isupper():
@@ -185,7 +198,31 @@ def _raw_op(op_type: str) -> Api | None:
     from gradcheck.rules import classify_op
 
     code = classify_op(op_type)
-    return Api(CUT, code) if code in STATIC_CODES else None
+    if code in STATIC_CODES:
+        return Api(CUT, code)
+    if code is None and op_type in _no_gradient_ops():
+        return Api(CUT, "GC111", op_type)
+    return None
+
+
+#: Generated from TensorFlow's gradient registry by ``tools/gen_no_gradient_ops.py`` (the
+#: static engine never imports TensorFlow): ops without a gradient, and the public API
+#: functions that compute only through one.
+_NO_GRADIENT_DATA = Path(__file__).resolve().parent / "data" / "no_gradient_ops.json"
+
+
+@cache
+def _no_gradient_table() -> dict:
+    try:
+        return json.loads(_NO_GRADIENT_DATA.read_text(encoding="utf-8"))
+    except (OSError, ValueError):  # a broken install: know nothing rather than fail
+        return {"no_gradient": [], "not_differentiable": [], "api": {}}
+
+
+@cache
+def _no_gradient_ops() -> frozenset[str]:
+    table = _no_gradient_table()
+    return frozenset((*table["no_gradient"], *table["not_differentiable"]))
 
 
 def is_keras(qualname: str) -> bool:

@@ -11,15 +11,15 @@ a fixpoint (bounded); branches are joined, so a path that is live on any branch 
 from __future__ import annotations
 
 import ast
+from dataclasses import replace
 
 from gradcheck.static import catalog
-from gradcheck.static.calls import Calls
+from gradcheck.static.calls import Calls, custom_gradient
 from gradcheck.static.models import Models
 from gradcheck.static.names import dotted
 from gradcheck.static.program import NEW_VARIABLE, Check, Program
 from gradcheck.static.resolve import Resolver
 from gradcheck.static.scope import (
-    PASS,
     ClassRef,
     FuncRef,
     Scope,
@@ -60,6 +60,7 @@ class Interpreter(Resolver, Calls, Models):
         self.region: ast.AST | None = None  # the module or function under study
         self.stack: list[ast.AST] = []
         self.memo: dict[tuple, Value] = {}
+        self.loops: dict[tuple, dict[str, Value]] = {}  # loop -> the state its last run reached
         self.tapes_seen: list[TapeRef] = []
         self.nested_tapes: list[TapeRef] = []  # tapes opened by the functions the region calls
         self.top: ast.stmt | None = None  # the module's top-level statement being run
@@ -239,6 +240,15 @@ class Interpreter(Resolver, Calls, Models):
         return True
 
     def _loop(self, node: ast.For | ast.While, scope: Scope, enter) -> None:
+        # A loop run again (in a later pass of an enclosing loop, by the same chain of calls)
+        # starts from the state it reached last time, joined with the new one: values only
+        # grow from pass to pass, so its fixpoint is the same, reached in fewer passes, and
+        # the calls in it are made with their final arguments at once (nested loops that
+        # call the file's functions, which loop in turn, otherwise cost MAX_LOOP ** depth).
+        key = (node, tuple(self.call_lines), self.stack[-1] if self.stack else None, self.recording, self.paused)
+        reached = self.loops.get(key)
+        if reached is not None:
+            scope.vars = merge_vars(scope.vars, {k: v for k, v in reached.items() if k in scope.vars})
         for _ in range(MAX_LOOP):
             start = scope.vars
             scope.vars = dict(start)
@@ -247,6 +257,7 @@ class Interpreter(Resolver, Calls, Models):
             scope.vars = merge_vars(start, scope.vars)
             if same_vars(start, scope.vars):
                 break
+        self.loops[key] = scope.vars
         self.exec_block(node.orelse, scope)
 
     def _try(self, node: ast.Try, scope: Scope) -> bool:
@@ -313,7 +324,7 @@ class Interpreter(Resolver, Calls, Models):
             qual = self.qualname(target, scope)
             api = catalog.lookup(qual) if qual else None
             if api is not None and api.kind == catalog.CUSTOM_GRADIENT:
-                return Value(ref=PASS)
+                return Value(ref=custom_gradient(node))
             if qual == "tensorflow.function":
                 return Value(ref=FuncRef(node, scope, traced=decorator))
         return Value(ref=FuncRef(node, scope))
@@ -577,15 +588,18 @@ class Interpreter(Resolver, Calls, Models):
             return flow
         return self._outside(node, flow)
 
-    def cut(self, node: ast.AST, flow: Flow, code: str) -> Flow:
-        """A non-differentiable op (or one outside the tape, which comes first)."""
+    def cut(self, node: ast.AST, flow: Flow, code: str, op: str = "") -> Flow:
+        """A non-differentiable op (or one outside the tape, which comes first); ``op``: the
+        op type a GC111 names."""
+        if code in _INHERENT:
+            flow = _moot_outside(flow)
         if not has_live(flow):
             if code == "GC105" and flow and self.recording:
                 return self._escape_after_cut(node, flow)
             return flow
         if not self.recording:
             return self._outside(node, flow)
-        flow = cut_flow(flow, self.program.site(node, code))
+        flow = cut_flow(flow, self.program.site(node, code, method=op))
         return self._escape_after_cut(node, flow) if code == "GC105" else flow
 
     def _escape_after_cut(self, node: ast.AST, flow: Flow) -> Flow:
@@ -615,18 +629,32 @@ class Interpreter(Resolver, Calls, Models):
     def _outside_site(self, node: ast.AST) -> Site:
         """GC109 names the statement that ran outside the tape (its value, as the trace
         engine does: one user-level computation, however many ops)."""
-        via = self.anchor_line if self.depth and self.anchor_line else 0
+        via = self._via()
         value = getattr(self.statement, "value", None)
         if (
             isinstance(value, ast.Call)
             and isinstance(value.func, ast.Attribute)
             and value.func.attr in catalog.GRADIENT_METHODS
             and value.args
+            and node is not value  # the request itself ran outside (a first-order gradient)
         ):
             value = value.args[0]  # ``tape.gradient(preds[:, i], x)``: the target made there
         if isinstance(value, ast.expr) and value.lineno <= node.lineno <= (value.end_lineno or value.lineno):
             node = value
         return self.program.site(node, "GC109", self._when(node), via, self.method if self.construction else "")
+
+    def _via(self) -> int:
+        """The line of the call that ran the current line outside the tape (0: the line is
+        in the region itself). For a tape a called function opens, that is the call made by
+        that function, not the region's call of it: otherwise the same line, seen from the
+        function's own run and from its caller's, would be two findings."""
+        if not self.depth:
+            return 0
+        tape = self.tape
+        if tape is not None and tape.frame is not None and tape.frame in self.stack:
+            index = self.stack.index(tape.frame)
+            return self.call_lines[index + 1] if index + 1 < len(self.stack) else 0
+        return self.anchor_line or 0
 
     def _when(self, node: ast.AST) -> str:
         if self.construction or self.tape is None:
@@ -644,6 +672,24 @@ class Interpreter(Resolver, Calls, Models):
             return "before" if line < tape.with_node.lineno else "after"
         line = self.anchor_line if self.depth and self.anchor_line else node.lineno
         return "before" if line <= tape.entry_line else "after"
+
+
+#: Cuts that a path has whatever the tape does (integer results, samplers, host functions):
+#: a computation outside the tape before one of them is not what starves the path.
+_INHERENT = frozenset(("GC101", "GC102", "GC103", "GC106", "GC107"))
+
+
+def _moot_outside(flow: Flow) -> Flow:
+    """A path cut only because it ran outside the tape (GC109) that now goes through a
+    non-differentiable op would carry no gradient on the tape either: its GC109 is moot."""
+    if not any(cuts and all(s.code == "GC109" and not s.moot for s in cuts) for cuts in flow.values()):
+        return flow
+    return {
+        o: frozenset(replace(s, moot=True) for s in cuts)
+        if cuts and all(s.code == "GC109" and not s.moot for s in cuts)
+        else cuts
+        for o, cuts in flow.items()
+    }
 
 
 def _with_origin(value: Value, name: str) -> Value:

@@ -247,7 +247,8 @@ class Models:
         prefix = next(iter(model.models))
         if prefix in program.frozen or not program.analysable(ref.cls):
             return None
-        method = program.find_method(ref.cls, "call")
+        # a Keras layer runs ``call``; a ``tf.Module`` (or any callable class) its ``__call__``
+        method = program.find_method(ref.cls, "call") or program.find_method(ref.cls, "__call__")
         if method is None or method in self.stack:
             return None
         self._register_instance(prefix, ref.cls, model)
@@ -433,8 +434,11 @@ class Models:
             for token in receiver.models:
                 program.added_losses.setdefault(token, []).append(args[0])
         if attr == "add":  # Sequential.add: builds, computes nothing; its layers are no longer known
+            stateful = [m for layer in args[:1] for m in layer.models if m in program.stateful]
             for token in receiver.models:
                 program.sequential.pop(token, None)
+                for part in stateful:  # but a BatchNormalization added holds non-trainable state (GC115)
+                    program.add_part(token, part)
             return EMPTY
         return None
 

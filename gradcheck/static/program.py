@@ -104,6 +104,8 @@ class Program:
     index_uses: dict[object, IndexUse] = field(default_factory=dict)  # int value/origin -> its use
     #: tape item -> watched name -> (its binding before the watch, the watch's line)
     latent: dict[ast.AST, dict[str, tuple[ast.AST, int]]] = field(default_factory=dict)
+    #: ``tf.custom_gradient`` that ignores its upstream gradient: its mark -> (it, origins passed in)
+    wrong_gradients: dict[str, tuple] = field(default_factory=dict)
     keras2: bool = False  # the file uses Keras 2 (``tf_keras``, ``keras.backend`` math)
     module_scope: object = None  # interp.Scope: the module's names once its body has run
     scopes: dict[ast.AST, object] = field(default_factory=dict)  # def -> its names, run on its own

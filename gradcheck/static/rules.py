@@ -10,13 +10,15 @@ from __future__ import annotations
 
 import ast
 from collections import defaultdict
+from dataclasses import replace
 
 from gradcheck.findings import Finding
 from gradcheck.rules import get_rule
 from gradcheck.static import catalog
+from gradcheck.static.names import dotted
 from gradcheck.static.program import Check, Program, binding_line, callee_text
 from gradcheck.static.scope import StateRef
-from gradcheck.static.values import FRESH, UNSEEN, Site, has_live, real
+from gradcheck.static.values import FRESH, HOLDER, LIVE, UNSEEN, Site, has_live, real
 
 #: Attributes that list every variable of a model, the non-trainable ones included.
 _ALL_VARIABLES = frozenset(("variables", "weights", "non_trainable_variables", "non_trainable_weights"))
@@ -51,17 +53,72 @@ def findings(program: Program, checks: list[Check], path: str) -> list[Finding]:
             # Sources unknown and no origin reaches the target: whatever was asked gets nothing.
             # A live unseen value (a model this context cannot resolve) may be the path.
             groups += [(origin, [origin]) for origin in target]
+        if not has_live(check.target.flow):
+            _cut_calls(check, groups, starved, through)
         for source, related in groups:
-            for unit in _units(source, related):
+            units = _units(source, related)
+            # When some part of the source gets its gradient (the classifier after a frozen
+            # backbone), the finding names the parts it starves, not the source as a whole.
+            partly = any(any(not target[o] for o in unit) for unit in units)
+            for unit in units:
                 if any(not target[o] for o in unit) or all(o in program.weightless for o in unit):
                     continue  # a live path; or a layer with no variables (Rescaling) behind the cut
                 for origin in unit:
-                    for site in target[origin]:
-                        starved[site].add(source)
-                        through.setdefault(site, (origin, check, len(target[origin])))
+                    sites = _reported(target[origin])
+                    for site in sites:
+                        starved[site].add(unit[0] if partly else source)
+                        through.setdefault(site, (origin, check, len(sites)))
         _unused(program, check, target, sources, starved, through)
+        _wrong_gradients(program, check, sources, starved, through)
     findings = [_finding(program, site, sorted(starved[site]), through[site], path) for site in starved]
     return sorted(findings, key=Finding.sort_key)
+
+
+def _reported(cuts: frozenset) -> list[Site]:
+    """The sites that cut an origin, without the moot GC109s (a path cut before the tape
+    and cut again after) when another site cuts it: that one is what to change. When only
+    moot ones are left, they are what cuts it."""
+    kept = [s for s in cuts if not s.moot]
+    return kept or [replace(s, moot=False) for s in cuts]
+
+
+def _cut_calls(
+    check: Check,
+    groups: list[tuple[str, list[str]]],
+    starved: dict[Site, set[str]],
+    through: dict[Site, tuple[str, Check, int]],
+) -> None:
+    """A model whose parts this file does not show (a trainer around layers passed in) is
+    still known to reach the target only through its call's output (its ``HOLDER`` mark):
+    when that output is cut on every path and nothing at all reaches the target live (not
+    even what the analysis could not follow), the cuts on its path starve the model."""
+    for source, related in groups:
+        cuts = check.target.flow.get(HOLDER + source)
+        if related or not cuts:
+            continue
+        for site in cuts:
+            starved[site].add(source)
+            through.setdefault(site, (source, check, len(cuts)))
+
+
+def _wrong_gradients(
+    program: Program,
+    check: Check,
+    sources: set[str],
+    starved: dict[Site, set[str]],
+    through: dict[Site, tuple[str, Check, int]],
+) -> None:
+    """GC301: the target is computed, on a live path, through a ``tf.custom_gradient`` that
+    ignores its upstream gradient; the sources that flowed into it get a wrong gradient
+    (whatever other paths add to it)."""
+    for mark, (custom, origins) in program.wrong_gradients.items():
+        if check.target.flow.get(mark) != LIVE:
+            continue
+        hit = sorted(s for s in sources if any(program.related(s, o, check) for o in origins))
+        if hit:
+            site = program.site(custom.ignores_upstream, "GC301")
+            starved[site].update(hit)
+            through.setdefault(site, (hit[0], check, 1))
 
 
 def _units(source: str, related: list[str]) -> list[list[str]]:
@@ -96,6 +153,12 @@ def _source_causes(
         done.update(covered)
 
     gradient = _asks_a_gradient(check)
+    if gradient:
+        for part in _fresh_tensors(program, check.node):
+            # made in the request itself: a new tensor, on no path to the target (GC108 there)
+            name = ast.unparse(part)
+            program.kinds.setdefault(name, "tensor")
+            report(program.site(part, "GC108"), name, set())
     for node, value in check.leaves or ():
         covered = {o for o in value.flow if real(o)} | set(value.models)
         if isinstance(node, ast.Name) and gradient:
@@ -133,6 +196,35 @@ def _source_causes(
             if made is not None and (part != source or program.model_kind(part) != "model"):
                 report(program.site(made, "GC114"), part, {part} if part == source else set())
     return done
+
+
+#: TensorFlow calls that make a new tensor from part of one (a gather, a slice).
+_PICKS = frozenset(("gather", "gather_nd", "slice", "strided_slice", "boolean_mask"))
+
+
+def _fresh_tensors(program: Program, node: ast.Call) -> list[ast.AST]:
+    """Sources written as a slice or gather in the gradient call (``tape.gradient(loss,
+    x[:, 0])``): tensors made there, after the target, so the target cannot depend on
+    them. Only where the spelling is certain: a multi-dimensional slice (no list takes a
+    tuple of slices), or a ``tf.gather``-like call."""
+    sources = node.args[1] if len(node.args) > 1 else next((k.value for k in node.keywords if k.arg == "sources"), None)
+    parts = sources.elts if isinstance(sources, (ast.List, ast.Tuple)) else [sources] if sources is not None else []
+    out = []
+    for part in parts:
+        if isinstance(part, ast.Subscript):
+            index = part.slice
+            if isinstance(index, ast.Tuple) and any(isinstance(e, ast.Slice) or _is_ellipsis(e) for e in index.elts):
+                out.append(part)
+        elif isinstance(part, ast.Call):
+            names = dotted(part.func)
+            qual = program.aliases.resolve(names) if names else None
+            if qual is not None and qual.startswith("tensorflow.") and qual.rpartition(".")[2] in _PICKS:
+                out.append(part)
+    return out
+
+
+def _is_ellipsis(node: ast.AST) -> bool:
+    return isinstance(node, ast.Constant) and node.value is ...
 
 
 def _use_variant(program: Program, use, made: ast.AST | None) -> str:
@@ -289,6 +381,10 @@ def _finding(program: Program, site: Site, sources: list[str], via: tuple[str, C
         fields["variant"] = "relative"
     elif site.code == "GC116":
         fields["function"] = site.call
+    elif site.code == "GC111":
+        fields["op"] = site.method
+    elif site.code == "GC301":
+        fields.update(_custom_fields(program, site))
     line_text = program.source_lines[site.line - 1] if 0 < site.line <= len(program.source_lines) else ""
     end_text = program.source_lines[site.end_line - 1] if 0 < site.end_line <= len(program.source_lines) else ""
     return Finding(
@@ -304,6 +400,23 @@ def _finding(program: Program, site: Site, sources: list[str], via: tuple[str, C
         fix=rule.fix_text(**fields),
         notes=[*_notes(program, site, via), STATIC_NOTE],
     )
+
+
+def _custom_fields(program: Program, site: Site) -> dict[str, str]:
+    """GC301's message fields: the forward function, its input, and what is wrong."""
+    for custom, _origins in program.wrong_gradients.values():
+        grad = custom.ignores_upstream
+        if (grad.lineno, grad.col_offset) == (site.line, site.col):
+            spec = custom.node.args
+            inputs = [p.arg for p in (*spec.posonlyargs, *spec.args)]
+            upstream = (grad.args.posonlyargs + grad.args.args)[0].arg
+            return {
+                "function": custom.node.name,
+                "arg": inputs[0] if inputs else "x",
+                "error": f"its gradient function never reads the upstream gradient `{upstream}`",
+                "call": grad.name,
+            }
+    return {}
 
 
 def _dtype_text(program: Program, site: Site, sources: list[str]) -> str:
@@ -355,10 +468,11 @@ def _notes(program: Program, site: Site, via: tuple[str, Check, int]) -> list[st
                 )
                 break
     birth = check.births.get(origin) or program.births.get(origin)
-    if birth is not None and (birth.lineno, birth.col_offset) != (site.line, site.col):
+    if birth is not None and (birth.lineno, birth.col_offset) != (site.line, site.col) and site.code != "GC301":
         target = _target_text(check)
         where = "only through this call" if cuts == 1 else f"only through cut paths: this one and {cuts - 1} more"
-        notes.append(f"the output of {program.describe_call(birth)} (line {birth.lineno}) reaches {target} {where}")
+        reach = f"never reaches {target}" if site.code == "GC108" else f"reaches {target} {where}"
+        notes.append(f"the output of {program.describe_call(birth)} (line {birth.lineno}) {reach}")
     return notes
 
 

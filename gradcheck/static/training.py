@@ -99,7 +99,11 @@ def _functional_fit_check(make, program: Program, node: ast.Call, token: str) ->
         return None
     outputs = program.outputs[token]
     loss = program.compile_losses[token]
-    added = program.added_losses.get(token, [])
+    added = list(program.added_losses.get(token, []))
+    # what the layers it calls add with ``self.add_loss`` (an endpoint layer's loss) is part
+    # of the loss ``fit`` minimises too
+    for layer in sorted({o[1:] for o in outputs.flow if o.startswith(HOLDER)} - {token}):
+        added += program.added_losses.get(layer, [])
     if loss is None:
         if not added:
             return None

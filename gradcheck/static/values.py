@@ -49,7 +49,10 @@ class Site:
     when: str = ""  # GC109: "before" or "after" the tape recorded
     is_call: bool = True
     via: int = 0  # GC109 inside a called function: the line of the call that ran outside the tape
-    method: str = ""  # GC109 in a layer's ``build``/``__init__``: that method's name
+    method: str = ""  # GC109 in a layer's ``build``/``__init__``: that method's name; GC111: the op
+    #: GC109 on a path that a later op cuts anyway (an acting pass before the tape whose
+    #: output is then sampled): not the tape's doing when some other site cuts the origin too
+    moot: bool = False
 
 
 Flow = Mapping[str, frozenset]
