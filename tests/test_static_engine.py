@@ -91,8 +91,11 @@ def test_rule_examples(example):
 #: count measured on the current set, so a case that was exact cannot silently regress
 #: (raise it as recall improves). Issue 14's target, 80 %, was met on the set it was
 #: measured on (62/69); the unseen batches since (270-293) brought it to 71/93, 76 %; issue
-#: 25 (GC111 from TensorFlow's registry, a first derivative taken after the tape) to 73/93.
-RECALL_FLOOR = 73
+#: 25 (GC111 from TensorFlow's registry, a first derivative taken after the tape) to 73/93;
+#: the 4NN batch's mechanisms (a variable read by a ``tf.custom_gradient``, filtered sources,
+#: the dead end of a dropped output, ``tf.compat.v1.scatter_*``, a target computed in the
+#: request) from 90 to 95 of the 124 cases then in the set.
+RECALL_FLOOR = 95
 
 
 def _realworld_paths(kind: str) -> list[Path]:

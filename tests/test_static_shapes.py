@@ -579,3 +579,237 @@ def test_notebook_shell_escape_with_continuation_lines(tmp_path):
     cells += _CELLS[1:]
     result = check_notebook(_notebook(tmp_path / "nb.ipynb", cells))
     assert result.error is None and [f.code for f in result.findings] == ["GC103"]
+
+
+# --- Mechanisms of the 4NN/7NN/8NN batch: each an INVALID shape and a correct look-alike ---
+
+SHAPES_INVALID: dict[str, str] = {}
+SHAPES_VALID: dict[str, str] = {}
+
+# A ``tf.custom_gradient`` function reads a variable it closes over (``kernel =
+# self.kernel``): its result depends on that variable (the gradient function returns its
+# gradient through ``variables``), not only on its arguments.
+_CUSTOM_LAYER = """\
+import keras
+import numpy as np
+import tensorflow as tf
+
+
+class CustomMatMul(keras.layers.Layer):
+    def build(self, input_shape):
+        self.kernel = self.add_weight(shape=(input_shape[-1], 4), initializer="glorot_uniform")
+
+    def call(self, x):
+        kernel = {kernel}
+
+        @tf.custom_gradient
+        def matmul(x):
+            y = {forward}
+
+            def grad(dy, variables=None):
+                return tf.matmul(dy, kernel, transpose_b=True), [tf.matmul(x, dy, transpose_a=True)]
+
+            return y, grad
+
+{body}
+
+
+model = keras.Sequential([keras.Input((5,)), CustomMatMul(), keras.layers.Dense(1)])
+model.compile(optimizer="adam", loss="mse")
+model.fit(np.zeros((8, 5), "float32"), np.zeros((8, 1), "float32"), epochs=1, verbose=0)
+"""
+SHAPES_VALID["custom-gradient-reads-a-captured-kernel"] = _CUSTOM_LAYER.format(
+    kernel="self.kernel", forward="tf.matmul(x, kernel)", body="        return matmul(x)"
+)
+SHAPES_VALID["custom-gradient-straight-through-on-a-captured-kernel"] = _CUSTOM_LAYER.format(
+    kernel="self.kernel", forward="tf.matmul(x, tf.round(kernel))", body="        return matmul(x)"
+)
+SHAPES_INVALID["custom-gradient-output-dropped"] = _CUSTOM_LAYER.format(
+    kernel="self.kernel",
+    forward="tf.matmul(x, kernel)",
+    body="        y = matmul(x)  # expect: GC108\n        return x[:, :4]",
+)
+SHAPES_INVALID["custom-gradient-captures-a-stopped-kernel"] = _CUSTOM_LAYER.format(
+    kernel="tf.stop_gradient(self.kernel)  # expect: GC104",
+    forward="tf.matmul(x, kernel)",
+    body="        return matmul(x)",
+)
+
+# Sources filtered at run time (``[v for v in model.trainable_variables if ...]``): which
+# variables they keep is not known, so a head that one loss does not use may be left out.
+_TWO_HEADS = """\
+import keras
+import numpy as np
+import tensorflow as tf
+
+inputs = keras.Input((4,))
+trunk = keras.layers.Dense(16, activation="relu", name="trunk")(inputs)
+policy = keras.layers.Dense(2, activation="softmax", name="policy")(trunk)
+value = keras.layers.Dense(1, name="value")(trunk)
+model = keras.Model(inputs, [policy, value])
+opt = keras.optimizers.Adam(1e-3)
+actor_vars = [v for v in model.trainable_variables if not v.path.startswith("value")]
+critic_vars = {critic_vars}
+
+state = np.random.rand(1, 4).astype("float32")
+with tf.GradientTape(persistent=True) as tape:
+    probs, v = model(state)
+    advantage = 1.0 - v[0, 0]
+    actor_loss = -tf.math.log(probs[0, 1]) * tf.stop_gradient(advantage)
+    critic_loss = tf.square(advantage)
+actor_grads = tape.gradient(actor_loss, actor_vars)
+critic_grads = tape.gradient(critic_loss, critic_vars){mark}
+opt.apply_gradients(zip(actor_grads + critic_grads, actor_vars + critic_vars))
+"""
+SHAPES_VALID["filtered-sources-per-head"] = _TWO_HEADS.format(
+    critic_vars='[v for v in model.trainable_variables if not v.path.startswith("policy")]', mark=""
+)
+SHAPES_VALID["filtered-sources-with-filter"] = _TWO_HEADS.format(
+    critic_vars='list(filter(lambda v: not v.path.startswith("policy"), model.trainable_variables))', mark=""
+)
+SHAPES_VALID["filtered-sources-by-slices"] = _TWO_HEADS.format(
+    critic_vars="model.trainable_variables[:2] + model.trainable_variables[4:]", mark=""
+)
+SHAPES_VALID["filtered-sources-appended-under-an-if"] = _TWO_HEADS.format(
+    critic_vars='[]\nfor w in model.trainable_variables:\n    if not w.path.startswith("policy"):\n'
+    "        critic_vars.append(w)",
+    mark="",
+)
+SHAPES_INVALID["sources-appended-without-a-filter"] = _TWO_HEADS.format(
+    critic_vars="[]\nfor w in model.trainable_variables:\n    critic_vars.append(w)", mark="  # expect: GC108"
+)
+SHAPES_INVALID["unfiltered-sources-for-the-critic"] = _TWO_HEADS.format(
+    critic_vars="model.trainable_variables", mark="  # expect: GC108"
+)
+SHAPES_INVALID["filtered-sources-of-a-model-the-loss-never-calls"] = """\
+import keras
+import tensorflow as tf
+
+actor = keras.Sequential([keras.Input((4,)), keras.layers.Dense(2)])
+critic = keras.Sequential([keras.Input((4,)), keras.layers.Dense(1)])
+x = tf.zeros((2, 4))
+with tf.GradientTape() as tape:
+    loss = tf.reduce_mean(actor(x))
+sources = [v for v in critic.trainable_variables if "bias" not in v.name]
+grads = tape.gradient(loss, sources)  # expect: GC108
+"""
+SHAPES_INVALID["filtered-sources-every-path-cut"] = """\
+import keras
+import tensorflow as tf
+
+model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(3)])
+x = tf.zeros((2, 4))
+with tf.GradientTape() as tape:
+    loss = tf.reduce_sum(tf.cast(tf.argmax(model(x), axis=-1), tf.float32))  # expect: GC101
+sources = [v for v in model.trainable_variables if v.trainable]
+grads = tape.gradient(loss, sources)
+"""
+
+# A target computed by a function of the file in the gradient request, after the tape:
+# the argument of the request is what to move into the block (not the function's line).
+_SALIENCY = """\
+import keras
+import tensorflow as tf
+
+model = keras.Sequential([keras.Input((6,)), keras.layers.Dense(1)])
+inputs = tf.zeros((4, 6))
+
+
+def score(x):
+    return tf.reduce_sum(model(x))
+
+
+with tf.GradientTape() as t:
+    t.watch(inputs)
+{body}
+"""
+SHAPES_INVALID["target-computed-by-a-helper-in-the-request"] = _SALIENCY.format(
+    body="saliency = t.gradient(score(inputs), inputs)  # expect: GC109"
+)
+SHAPES_VALID["target-computed-by-a-helper-in-the-tape"] = _SALIENCY.format(
+    body="    s = score(inputs)\nsaliency = t.gradient(s, inputs)"
+)
+
+# A layer's output bound to a name never read (a dead store): GC108 points at that dead
+# end, not at ``fit`` or the request.
+_ENCODER = """\
+import keras
+import numpy as np
+from keras import layers
+
+
+class Tagger(keras.Model):
+    def __init__(self):
+        super().__init__()
+        self.embedding = layers.Embedding(40, 16)
+        self.encoder = layers.Dense(16, activation="relu")
+        self.classifier = layers.Dense(5)
+
+    def call(self, tokens):
+        emb = self.embedding(tokens)
+        enc = self.encoder(emb){mark}
+        return self.classifier({fed})
+
+
+model = Tagger()
+model.compile(optimizer="adam", loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+model.fit(np.zeros((8, 9), "int32"), np.zeros((8, 9), "int32"), epochs=1, verbose=0)
+"""
+SHAPES_INVALID["encoder-output-dropped-in-call"] = _ENCODER.format(mark="  # expect: GC108", fed="emb")
+SHAPES_VALID["encoder-output-fed-on"] = _ENCODER.format(mark="", fed="enc")
+SHAPES_INVALID["aux-head-output-dropped-in-tape"] = """\
+import keras
+import tensorflow as tf
+
+backbone = keras.layers.Dense(8, name="backbone")
+head = keras.layers.Dense(1, name="head")
+aux = keras.layers.Dense(1, name="aux")
+x = tf.zeros((2, 4))
+with tf.GradientTape() as tape:
+    h = backbone(x)
+    aux_out = aux(h)  # expect: GC108
+    loss = tf.reduce_mean(head(h))
+variables = backbone.trainable_variables + head.trainable_variables + aux.trainable_variables
+grads = tape.gradient(loss, variables)
+"""
+
+# ``tf.compat.v1.scatter_nd_add(variable, ...)`` (and the ``scatter_*`` methods of a
+# variable) write into it: what is read back has no gradient to what was written (GC113).
+_SCATTER = """\
+import keras
+import tensorflow as tf
+
+message_net = keras.Sequential([keras.Input((4,)), keras.layers.Dense(4)])
+readout = keras.Sequential([keras.Input((4,)), keras.layers.Dense(1)])
+aggregate = tf.Variable(tf.zeros((5, 4)), trainable=False)
+feats = tf.zeros((12, 4))
+receivers = tf.zeros((12, 1), tf.int32)
+with tf.GradientTape() as tape:
+    messages = message_net(feats)
+{scatter}
+    loss = tf.reduce_mean(readout({read}))
+variables = message_net.trainable_variables + readout.trainable_variables
+grads = tape.gradient(loss, variables)
+"""
+SHAPES_INVALID["compat-v1-scatter-nd-add-into-a-variable"] = _SCATTER.format(
+    scatter="    tf.compat.v1.scatter_nd_add(aggregate, receivers, messages)  # expect: GC113",
+    read="aggregate.read_value()",
+)
+SHAPES_INVALID["variable-scatter-nd-add-method"] = _SCATTER.format(
+    scatter="    aggregate.scatter_nd_add(receivers, messages)  # expect: GC113", read="aggregate"
+)
+SHAPES_VALID["tensor-scatter-nd-add-on-a-tensor"] = _SCATTER.format(
+    scatter="    summed = tf.tensor_scatter_nd_add(tf.zeros((5, 4)), receivers, messages)", read="summed"
+)
+
+
+@pytest.mark.parametrize("source", [pytest.param(s, id=k) for k, s in SHAPES_INVALID.items()])
+def test_batch_mechanism_invalid_shape_is_found_exactly(source):
+    assert expected(source), "an invalid example must mark its culprits"
+    assert found(source) == expected(source)
+
+
+@pytest.mark.parametrize("source", [pytest.param(s, id=k) for k, s in SHAPES_VALID.items()])
+def test_batch_mechanism_valid_look_alike_is_silent(source):
+    findings = check_source(source, "example.py")
+    assert not findings, [f"{f.line}: {f.code} {f.message}" for f in findings]

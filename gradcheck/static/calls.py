@@ -15,6 +15,7 @@ from gradcheck.static.scope import (
     DISCRETE,
     LIBRARY,
     PASS,
+    PICKED,
     ClassRef,
     FuncRef,
     Instance,
@@ -68,8 +69,16 @@ _TENSOR_MAKERS = frozenset(
 #: Methods that add a value into their receiver (a list, dict, deque or set).
 _MUTATORS = frozenset(("append", "extend", "insert", "appendleft", "add", "update", "setdefault"))
 _ASSIGNS = frozenset(
-    ("assign", "assign_add", "assign_sub", "scatter_update", "scatter_nd_update", "scatter_add", "scatter_sub")
+    (
+        *("assign", "assign_add", "assign_sub", "scatter_update", "scatter_nd_update", "scatter_add", "scatter_sub"),
+        *("scatter_nd_add", "scatter_nd_sub", "scatter_mul", "scatter_div", "scatter_max", "scatter_min"),
+        "batch_scatter_update",
+    )
 )
+#: ``tf.compat.v1`` functions that write into the variable they are given first
+#: (``tf.compat.v1.scatter_nd_add(ref, indices, updates)``, canonically ``tensorflow.<name>``,
+#: which TensorFlow 2 does not export otherwise): the method forms, spelled as calls.
+_V1_WRITERS = _ASSIGNS
 #: Library modules whose functions keep no reference to their arguments.
 _PURE_ROOTS = ("tensorflow.", "keras.", "numpy.", "builtins.", "math.", "logging.", "tensorflow_probability.")
 #: Calls that return their first argument's values with the same dtype.
@@ -131,7 +140,8 @@ class Calls:
         else:
             callee = self.eval(func, scope)
         args, kwargs = self._args(node, scope)
-        if discarded and not isinstance(callee.ref, FuncRef) and callee.ref is not PASS and not callee.models:
+        custom = callee.ref is PASS or isinstance(callee.ref, CustomGradient)
+        if discarded and not isinstance(callee.ref, FuncRef) and not custom and not callee.models:
             self.escape([*args, *kwargs.values()])
         return self.call_value(node, callee, args, kwargs, scope)
 
@@ -161,6 +171,15 @@ class Calls:
             indices = args[position] if len(args) > position else kwargs.get("indices") or kwargs.get("ids")
             if indices is not None:
                 self.note_index_use(node, [indices])
+        if (
+            api is None
+            and leaf in _V1_WRITERS
+            and qual in (f"tensorflow.{leaf}", f"tensorflow.compat.v1.{leaf}")
+            and args
+        ):
+            # the value written reaches later reads of the variable only through the write (GC113)
+            self._assign_variable(node, args[0], [*args[1:], *kwargs.values()])
+            return self.with_assigned(Value(flow=args[0].flow, ref=args[0].ref))
         if api is None:
             # What a framework returns computes only from its arguments; what another module
             # of the user's returns is not known (a model factory, an object with state).
@@ -224,7 +243,9 @@ class Calls:
             return Value(flow=flow_of((target, sources)))
         if kind == catalog.CUSTOM_GRADIENT:
             function = args[0].ref if args else None  # ``tf.custom_gradient(f)``
-            return Value(ref=custom_gradient(function.node) if isinstance(function, FuncRef) else PASS)
+            if not isinstance(function, FuncRef):
+                return Value(ref=PASS)
+            return Value(ref=custom_gradient(function.node, function.closure))
         if kind == catalog.METRIC:
             return Value(ref=MetricRef(self.program.fresh(node, "variable", _label(node)), api.code))
         if kind == catalog.WRAPPER:
@@ -331,6 +352,10 @@ class Calls:
             return args[0].iterate() if len(args) == 1 else join(args)
         if name == "dict":
             return Value(flow=flow_of([*args, *kwargs.values()]), container=True)
+        if name == "filter" and len(args) == 2:
+            # ``filter(lambda v: ..., model.trainable_variables)``: which it keeps is run time's
+            kept = args[1]
+            return Value(flow=kept.flow, models=kept.models, element=kept.iterate(), container=True, ref=PICKED)
         source = args[0]
         return Value(
             flow=source.flow,
@@ -338,6 +363,7 @@ class Calls:
             items=source.items if name in ("list", "tuple") else None,
             element=source.iterate(),
             container=True,
+            ref=PICKED if source.ref is PICKED else None,  # ``list(filter(...))``, ``tuple([... if ...])``
         )
 
     # --- methods ------------------------------------------------------------------------
@@ -580,6 +606,7 @@ class Calls:
             own_tape=self.tape is not None,
             unknown_watch=self.unknown_watch,
             watched_calls=dict(self.watched_calls),
+            drops=dict(self.drops),
             parts=self.program.snapshot(
                 {*sources.flow, *sources.models, *target.flow, *(m for _, v in leaves or () for m in v.models)}
             ),
@@ -626,14 +653,41 @@ class Calls:
     def _custom_gradient_call(
         self, node: ast.Call, ref: CustomGradient, args: list[Value], kwargs: dict[str, Value]
     ) -> Value:
-        """A ``tf.custom_gradient`` function whose gradient function never reads the upstream
-        gradient: its inputs flow back through a wrong gradient (GC301, marked on the result)."""
+        """A ``tf.custom_gradient`` function: its result depends on its inputs, and on what
+        its forward function reads from the scope it closes over (a layer's kernel, whose
+        gradient the gradient function returns through ``variables``). When its gradient
+        function never reads the upstream gradient, its inputs flow back through a wrong
+        gradient (GC301, marked on the result)."""
         flow = flow_of([*args, *kwargs.values()])
+        captured = self._captured_by_forward(node, ref, args, kwargs, flow)
         live = {o for o, cuts in flow.items() if not cuts and real(o)}
         if ref.mark and self.recording and live:
             self.program.wrong_gradients.setdefault(ref.mark, (ref, set()))[1].update(live)
             flow = merge_flows((flow, {ref.mark: LIVE}))
-        return Value(flow=self.op(node, flow))
+        return Value(flow=self.op(node, merge_flows((flow, captured))))
+
+    def _captured_by_forward(
+        self, node: ast.Call, ref: CustomGradient, args: list[Value], kwargs: dict[str, Value], inputs: Flow
+    ) -> Flow:
+        """The origins the forward function of a ``tf.custom_gradient`` reads other than
+        through its inputs (a closed-over variable, ``self.kernel``). The user defines their
+        gradient, so a cut inside the forward function does not cut them (its rounding is a
+        straight-through estimator); a cut before (a ``stop_gradient`` on what it captures)
+        does, and so does a cut on every path to the inputs, which these never touch."""
+        fn = ref.node
+        if ref.closure is None:
+            return {}
+        result = self.call_function(FuncRef(fn, ref.closure), args, kwargs, node)
+        if result.items is not None and len(result.items) == 2:
+            result = result.items[0]  # ``return y, grad``
+        first, last = fn.lineno, getattr(fn, "end_lineno", fn.lineno) or fn.lineno
+        captured: dict[str, frozenset] = {}
+        for origin, cuts in result.flow.items():
+            if origin in inputs:
+                continue
+            inside = any(first <= site.line <= last for site in cuts)
+            captured[origin] = LIVE if inside else cuts
+        return captured
 
     def _with_callbacks(
         self, inputs: Flow, args: list[Value], kwargs: dict[str, Value], deferred: bool = False
@@ -680,9 +734,9 @@ class Calls:
             return found
         self.stack.append(fn)
         self.call_lines.append(node.lineno if node is not None else 0)
-        saved_anchor, saved_node = self.anchor_line, self.anchor_node
+        saved_anchor, saved_node, saved_statement = self.anchor_line, self.anchor_node, self.anchor_statement
         if self.depth == 0 and node is not None:
-            self.anchor_line, self.anchor_node = node.lineno, node
+            self.anchor_line, self.anchor_node, self.anchor_statement = node.lineno, node, self.statement
         self.depth += 1
         try:
             scope = self._bind(ref, args, kwargs)
@@ -693,7 +747,7 @@ class Calls:
             result = self._body(fn, scope)
         finally:
             self.depth -= 1
-            self.anchor_line, self.anchor_node = saved_anchor, saved_node
+            self.anchor_line, self.anchor_node, self.anchor_statement = saved_anchor, saved_node, saved_statement
             self.stack.pop()
             self.call_lines.pop()
         self.memo[key] = result
@@ -733,13 +787,14 @@ class Calls:
         return scope
 
 
-def custom_gradient(fn: ast.AST) -> object:
-    """What a ``tf.custom_gradient`` function is: differentiable (``PASS``), unless its
-    gradient function visibly ignores the upstream gradient."""
+def custom_gradient(fn: ast.AST, closure: object = None) -> object:
+    """What a ``tf.custom_gradient`` function is: differentiable (``PASS`` when it is no
+    function of the file's), through what it reads too (``closure``: the scope it is
+    defined in); its ``ignores_upstream`` names a gradient function that visibly ignores
+    the upstream gradient."""
     if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return PASS
-    found = analyse(fn)
-    return found if found.ignores_upstream is not None else PASS
+    return analyse(fn, closure)
 
 
 def _area(node: ast.Call) -> bool:

@@ -150,7 +150,7 @@ _BUILTINS: dict[str, Api] = {
     "bool": Api(CUT, "GC105"),
     "complex": Api(CUT, "GC105"),
     **dict.fromkeys(("zip", "enumerate", "list", "tuple", "sorted", "reversed", "iter", "next"), Api(PLUMBING)),
-    **dict.fromkeys(("min", "max", "dict", "set"), Api(PLUMBING)),
+    **dict.fromkeys(("min", "max", "dict", "set", "filter"), Api(PLUMBING)),
     **dict.fromkeys(("len", "range", "isinstance", "issubclass", "print", "type", "id"), Api(NO_FLOW)),
     **dict.fromkeys(("hasattr", "callable", "str", "repr", "format", "open", "super"), Api(NO_FLOW)),
 }

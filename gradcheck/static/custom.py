@@ -12,7 +12,7 @@ constant by construction (a deliberate block).
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from gradcheck.static.values import HOLDER
 
@@ -32,10 +32,13 @@ _ZEROS = frozenset(("zeros_like", "zeros", "ones_like", "constant", "identity"))
 class CustomGradient:
     node: ast.FunctionDef | ast.AsyncFunctionDef
     ignores_upstream: ast.FunctionDef | None  # the gradient function that never reads it (GC301)
+    #: the scope the forward function closes over (``interp.Scope``): what it reads from there
+    #: (``kernel = self.kernel`` in a layer's ``call``) gets its gradient through ``variables``
+    closure: object = field(default=None, compare=False)
 
     @property
     def ident(self) -> tuple:
-        return ("custom_gradient", id(self.node))
+        return ("custom_gradient", id(self.node), id(self.closure))
 
     @property
     def mark(self) -> str:
@@ -44,14 +47,14 @@ class CustomGradient:
         return f"{HOLDER}custom_gradient:{grad.lineno}:{grad.col_offset}" if grad is not None else ""
 
 
-def analyse(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> CustomGradient:
+def analyse(fn: ast.FunctionDef | ast.AsyncFunctionDef, closure: object = None) -> CustomGradient:
     grad = _gradient_function(fn)
     if grad is None or grad.args.vararg is not None or grad.args.kwarg is not None:
-        return CustomGradient(fn, None)
+        return CustomGradient(fn, None, closure)
     if any(p.arg == "variables" for p in (*grad.args.args, *grad.args.kwonlyargs)):
-        return CustomGradient(fn, None)  # gradients for variables too: not followed
+        return CustomGradient(fn, None, closure)  # gradients for variables too: not followed
     returns = [n.value for n in _own_nodes(grad) if isinstance(n, ast.Return)]
-    return CustomGradient(fn, grad if _ignores_upstream(fn, grad, returns) else None)
+    return CustomGradient(fn, grad if _ignores_upstream(fn, grad, returns) else None, closure)
 
 
 def _gradient_function(fn: ast.AST) -> ast.FunctionDef | None:

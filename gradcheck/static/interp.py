@@ -20,6 +20,7 @@ from gradcheck.static.names import dotted
 from gradcheck.static.program import NEW_VARIABLE, Check, Program
 from gradcheck.static.resolve import Resolver
 from gradcheck.static.scope import (
+    PICKED,
     ClassRef,
     FuncRef,
     Scope,
@@ -42,6 +43,7 @@ from gradcheck.static.values import (
     has_live,
     join,
     merge_flows,
+    real,
 )
 
 MAX_LOOP = 4  # passes over a loop body before its state is taken as the fixpoint
@@ -57,6 +59,7 @@ class Interpreter(Resolver, Calls, Models):
         self.depth = 0
         self.anchor_line: int | None = None  # the call at depth 0 that led here (for before/after)
         self.anchor_node: ast.AST | None = None  # that call
+        self.anchor_statement: ast.stmt | None = None  # the statement of the region that made it
         self.region: ast.AST | None = None  # the module or function under study
         self.stack: list[ast.AST] = []
         self.memo: dict[tuple, Value] = {}
@@ -67,6 +70,9 @@ class Interpreter(Resolver, Calls, Models):
         self.call_lines: list[int] = []  # the line of each call on ``stack``
         self.checks: dict[ast.AST, Check] = {}
         self.births: dict[str, ast.AST] = {}  # origin -> its first call in this run
+        #: dead stores of this run: ``enc = self.encoder(x)`` whose name is never read -> its flow
+        self.drops: dict[ast.AST, Flow] = {}
+        self.conditions = 0  # ``if``/``match`` statements being run (an append there filters)
         self.paused: ast.With | None = None  # ``with tape.stop_recording():`` being run
         #: Runs a layer's ``__init__``/``build``: once, before any tape records (GC109).
         self.construction = construction
@@ -150,8 +156,29 @@ class Interpreter(Resolver, Calls, Models):
         value = self.eval(node.value, scope)
         for target in node.targets:
             self._note_frozen(target, node.value, scope)
+            self._note_drop(node, target, value)
             self.assign(target, value, scope)
         return True
+
+    def _note_drop(self, node: ast.stmt, target: ast.AST, value: Value) -> None:
+        """A dead store: a name (or a name of a tuple unpacked) bound here that the function
+        never reads anywhere (``enc = self.encoder_layer(emb)`` then ``self.classifier(emb)``).
+        What its value carries ends here: the dead end a GC108 points at."""
+        if isinstance(target, ast.Name):
+            pairs = [(target, value)]
+        elif isinstance(target, (ast.Tuple, ast.List)) and value.items is not None:
+            if len(value.items) != len(target.elts):
+                return
+            pairs = [(t, v) for t, v in zip(target.elts, value.items, strict=True) if isinstance(t, ast.Name)]
+        else:
+            return
+        scope_node = self.stack[-1] if self.stack else self.region
+        if scope_node is None:
+            return
+        loaded = self.program.loaded_names(scope_node)
+        flows = [v.flow for t, v in pairs if t.id not in loaded and has_live(v.flow)]
+        if flows:
+            self.drops[node] = merge_flows((self.drops.get(node, {}), *flows))
 
     def _note_frozen(self, target: ast.AST, value: ast.AST, scope: Scope) -> None:
         if (
@@ -209,7 +236,11 @@ class Interpreter(Resolver, Calls, Models):
 
     def _if(self, node: ast.If, scope: Scope) -> bool:
         self.eval(node.test, scope)
-        return self._branches([node.body, node.orelse], scope)
+        self.conditions += 1
+        try:
+            return self._branches([node.body, node.orelse], scope)
+        finally:
+            self.conditions -= 1
 
     def _branches(self, blocks: list[list[ast.stmt]], scope: Scope) -> bool:
         before = scope.vars
@@ -228,7 +259,11 @@ class Interpreter(Resolver, Calls, Models):
 
     def _match(self, node: ast.Match, scope: Scope) -> bool:
         self.eval(node.subject, scope)
-        return self._branches([case.body for case in node.cases] + [[]], scope)
+        self.conditions += 1
+        try:
+            return self._branches([case.body for case in node.cases] + [[]], scope)
+        finally:
+            self.conditions -= 1
 
     def _for(self, node: ast.For, scope: Scope) -> bool:
         element = self.eval(node.iter, scope).iterate()
@@ -324,7 +359,7 @@ class Interpreter(Resolver, Calls, Models):
             qual = self.qualname(target, scope)
             api = catalog.lookup(qual) if qual else None
             if api is not None and api.kind == catalog.CUSTOM_GRADIENT:
-                return Value(ref=custom_gradient(node))
+                return Value(ref=custom_gradient(node, scope))
             if qual == "tensorflow.function":
                 return Value(ref=FuncRef(node, scope, traced=decorator))
         return Value(ref=FuncRef(node, scope))
@@ -395,11 +430,14 @@ class Interpreter(Resolver, Calls, Models):
         have = scope.lookup(key)
         merged = join((have, value)) if have is not None else value
         element = join((have.iterate(), value)) if have is not None else value
+        ref = merged.ref
+        if ref is None and self.conditions and any(real(o) for o in value.flow):
+            ref = PICKED  # ``if not v.path.startswith("value"): actor_vars.append(v)``: filtered
         scope.vars[key] = Value(
             flow=merged.flow,
             models=merged.models,
             fields=merged.fields,
-            ref=merged.ref,
+            ref=ref,
             container=True,
             element=element,
         )
@@ -470,7 +508,8 @@ class Interpreter(Resolver, Calls, Models):
             value = join((self.eval(node.key, inner), self.eval(node.value, inner)))
         else:
             value = self.eval(node.elt, inner)
-        return Value(flow=value.flow, models=value.models, element=value, container=True)
+        picked = PICKED if any(generator.ifs for generator in node.generators) else None
+        return Value(flow=value.flow, models=value.models, element=value, container=True, ref=picked)
 
     def _subscript(self, node: ast.Subscript, scope: Scope) -> Value:
         base = self.eval(node.value, scope)
@@ -484,6 +523,9 @@ class Interpreter(Resolver, Calls, Models):
         if base.qual is not None:
             return Value(qual=base.qual)  # a type annotation such as ``list[int]``
         position = self.eval(index, scope)
+        if isinstance(index, ast.Slice) and not base.tensor and (base.container or _variable_list(node.value)):
+            # ``model.trainable_variables[:4]``: a part of a list, which part known at run time
+            return Value(flow=base.flow, models=base.models, element=base.iterate(), container=True, ref=PICKED)
         # An element or slice keeps its base's flow. An index is an integer: joining its flow
         # only brings the cuts of whatever computed it (``returns[tf.argmax(q)]`` depends on
         # q through argmax), or keeps a path live where this analysis lost track of its type.
@@ -541,7 +583,10 @@ class Interpreter(Resolver, Calls, Models):
             if isinstance(op, ast.Add) and left.items is not None and right.items is not None:
                 items = left.items + right.items
             merged = join((left, right))
-            return Value(flow=merged.flow, models=merged.models, items=items, element=merged.element, container=True)
+            picked = PICKED if PICKED in (left.ref, right.ref) else None  # a filtered part keeps the whole unknown
+            return Value(
+                flow=merged.flow, models=merged.models, items=items, element=merged.element, container=True, ref=picked
+            )
         if left.qual is not None and right.qual is not None:
             return EMPTY
         flow = merge_flows((left.flow, right.flow))
@@ -630,18 +675,31 @@ class Interpreter(Resolver, Calls, Models):
         """GC109 names the statement that ran outside the tape (its value, as the trace
         engine does: one user-level computation, however many ops)."""
         via = self._via()
+        request = self._request_target(self.anchor_statement) if via and not self.construction else None
+        if request is not None and self.anchor_node is not None and _within(self.anchor_node, request):
+            # The target computed by a function of the file in the request itself, after the
+            # tape (``t.gradient(score(x), x)``): that argument is what to move into the block.
+            return self.program.site(request, "GC109", self._when(node))
         value = getattr(self.statement, "value", None)
+        target = self._request_target(self.statement)
+        if target is not None and node is not value:  # not the request itself (a first-order gradient)
+            value = target  # ``tape.gradient(preds[:, i], x)``: the target made there
+        if isinstance(value, ast.expr) and value.lineno <= node.lineno <= (value.end_lineno or value.lineno):
+            node = value
+        return self.program.site(node, "GC109", self._when(node), via, self.method if self.construction else "")
+
+    @staticmethod
+    def _request_target(statement: ast.stmt | None) -> ast.expr | None:
+        """The target argument of a statement's gradient request (``g = tape.gradient(t, x)``)."""
+        value = getattr(statement, "value", None)
         if (
             isinstance(value, ast.Call)
             and isinstance(value.func, ast.Attribute)
             and value.func.attr in catalog.GRADIENT_METHODS
             and value.args
-            and node is not value  # the request itself ran outside (a first-order gradient)
         ):
-            value = value.args[0]  # ``tape.gradient(preds[:, i], x)``: the target made there
-        if isinstance(value, ast.expr) and value.lineno <= node.lineno <= (value.end_lineno or value.lineno):
-            node = value
-        return self.program.site(node, "GC109", self._when(node), via, self.method if self.construction else "")
+            return value.args[0]
+        return None
 
     def _via(self) -> int:
         """The line of the call that ran the current line outside the tape (0: the line is
@@ -765,3 +823,19 @@ _EXPRESSIONS = {
 }
 
 __all__ = ["FuncRef", "Interpreter", "Scope", "model_name"]
+
+
+#: Attributes that list a model's variables.
+_VARIABLE_LISTS = frozenset(("trainable_variables", "trainable_weights", "variables", "weights"))
+
+
+def _variable_list(node: ast.AST) -> bool:
+    """``model.trainable_variables`` and the like, as written."""
+    return isinstance(node, ast.Attribute) and node.attr in _VARIABLE_LISTS
+
+
+def _within(node: ast.AST, outer: ast.AST) -> bool:
+    """Whether ``node`` lies in the source span of ``outer``."""
+    start = (outer.lineno, outer.col_offset)
+    end = (outer.end_lineno or outer.lineno, outer.end_col_offset or 0)
+    return start <= (node.lineno, node.col_offset) and (node.end_lineno or node.lineno, node.end_col_offset or 0) <= end

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
 from gradcheck.static import catalog
@@ -47,6 +48,8 @@ class Check:
     fit: bool = False  # ``model.fit``: the check is a training call, not a gradient request
     parts: dict[str, frozenset] = field(default_factory=dict)  # origin -> its parts, when checked
     watched_calls: dict[str, ast.Call] = field(default_factory=dict)  # watched name -> the call that made it
+    #: dead stores before the request (``enc = self.encoder(x)``, never read) -> what they carry
+    drops: dict[ast.AST, Mapping[str, frozenset]] = field(default_factory=dict)
 
 
 @dataclass
@@ -114,6 +117,7 @@ class Program:
     class_attrs: dict[tuple, Value | None] = field(default_factory=dict)  # (class, attribute, owner) -> value
     method_runs: dict[tuple, dict[str, Value]] = field(default_factory=dict)  # (method, owner) -> attribute -> value
     _model_like: dict[ast.ClassDef, bool] = field(default_factory=dict)
+    _loaded: dict[ast.AST, frozenset] = field(default_factory=dict)
     _dynamic: dict[ast.ClassDef, bool] = field(default_factory=dict)
     _builds: set[str] | None = None
     _assignments: dict[ast.ClassDef, dict[str, list[tuple[ast.AST, ast.AST | None]]]] = field(default_factory=dict)
@@ -243,6 +247,19 @@ class Program:
         ):
             table.pop(name, None)
         self.registered = {key for key in self.registered if key[0] != name}
+
+    def loaded_names(self, node: ast.AST) -> frozenset:
+        """The names of its own scope a function (or the module) may read: every name loaded
+        or deleted in it, those its nested functions read and do not bind themselves, and
+        those it declares ``global``/``nonlocal`` (read elsewhere). A name bound in it and
+        not among these is a dead store."""
+        found = self._loaded.get(node)
+        if found is None:
+            names = set(_free_reads(node))
+            if isinstance(node, ast.Module):
+                names.add("__all__")
+            found = self._loaded[node] = frozenset(names)
+        return found
 
     def snapshot(self, origins) -> dict[str, frozenset]:
         """What each of these origins is made of now (a check keeps it: a later model given
@@ -753,3 +770,41 @@ def first_argument(node: ast.AST) -> str:
     if isinstance(node, ast.UnaryOp):
         return _short(ast.unparse(node.operand), 40)
     return "x"
+
+
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+
+
+def _free_reads(node: ast.AST, nested: bool = False) -> set[str]:
+    """The names ``node``'s body reads, with those its nested scopes read and do not bind
+    themselves, and those it declares ``global``/``nonlocal``. ``nested``: ``node`` is such
+    a scope (the names it binds are its own)."""
+    reads: set[str] = set()
+    binds: set[str] = set()
+    declared: set[str] = set()
+    stack = list(ast.iter_child_nodes(node))
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+        spec = node.args
+        binds.update(a.arg for a in (*spec.posonlyargs, *spec.args, *spec.kwonlyargs))
+        binds.update(a.arg for a in (spec.vararg, spec.kwarg) if a is not None)
+        stack = list(node.body) if isinstance(node.body, list) else [node.body]
+        if nested:  # defaults and decorators are read by the enclosing scope
+            stack = [*stack, *spec.defaults, *(d for d in spec.kw_defaults if d is not None)]
+    elif isinstance(node, ast.ClassDef):
+        stack = list(node.body)
+    while stack:
+        sub = stack.pop()
+        if isinstance(sub, _SCOPES):
+            if not isinstance(sub, ast.Lambda):
+                binds.add(sub.name)
+                stack.extend(sub.decorator_list)
+            reads.update(_free_reads(sub, nested=True))
+            continue
+        if isinstance(sub, ast.Name):
+            (binds if isinstance(sub.ctx, ast.Store) else reads).add(sub.id)
+        elif isinstance(sub, (ast.Global, ast.Nonlocal)):
+            declared.update(sub.names)
+        stack.extend(ast.iter_child_nodes(sub))
+    if nested:
+        reads -= binds - declared
+    return reads | declared

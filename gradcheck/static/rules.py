@@ -17,7 +17,7 @@ from gradcheck.rules import get_rule
 from gradcheck.static import catalog
 from gradcheck.static.names import dotted
 from gradcheck.static.program import Check, Program, binding_line, callee_text
-from gradcheck.static.scope import StateRef
+from gradcheck.static.scope import PICKED, StateRef
 from gradcheck.static.values import FRESH, HOLDER, LIVE, UNSEEN, Site, has_live, real
 
 #: Attributes that list every variable of a model, the non-trainable ones included.
@@ -55,6 +55,9 @@ def findings(program: Program, checks: list[Check], path: str) -> list[Finding]:
             groups += [(origin, [origin]) for origin in target]
         if not has_live(check.target.flow):
             _cut_calls(check, groups, starved, through)
+        elif _picked(check):
+            # Sources filtered at run time: the variables a cut starves may be those left out.
+            groups = []
         for source, related in groups:
             units = _units(source, related)
             # When some part of the source gets its gradient (the classifier after a frozen
@@ -271,11 +274,13 @@ def _unused(
     def used(origin: str) -> bool:
         return any(o == origin or origin.startswith(o + ".") or o.startswith(origin + ".") for o in reached)
 
+    if _picked(check) and any(used(s) or any(used(p) for p in program.parts_in(check, s)) for s in sources):
+        return  # sources filtered at run time (``[v for v in vs if ...]``): maybe only the used ones
     site = program.site(check.node, "GC108")
     outside = _target_outside(target)
 
     def unused(name: str) -> None:
-        here = _relative_site(program, check, name, target) or site
+        here = _relative_site(program, check, name, target) or _dead_end(program, check, name) or site
         for culprit in (here, outside) if outside is not None else (here,):
             starved[culprit].add(name)
             through.setdefault(culprit, (name, check, 1))
@@ -313,6 +318,25 @@ def _unused(
             if kind == "tensor" and (check.unknown_watch or not check.own_tape):
                 continue
             unused(source)
+
+
+def _dead_end(program: Program, check: Check, name: str) -> Site | None:
+    """Where what ``name`` computed was dropped: the one dead store (``enc =
+    self.encoder_layer(emb)``, ``enc`` never read) whose value carries it, live. None when
+    no dead store or more than one carries it (the request, or ``fit``, is named then)."""
+    found = []
+    for node, flow in check.drops.items():
+        if any(not cuts and (o == name or o.startswith(name + ".")) for o, cuts in flow.items()):
+            found.append(node)
+    if len(found) != 1:
+        return None
+    return program.site(found[0], "GC108")
+
+
+def _picked(check: Check) -> bool:
+    """The sources are a list filtered at run time (``[v for v in vs if ...]``), as a whole
+    or as one of the parts written (``shared + [v for v in head if ...]``)."""
+    return check.sources.ref is PICKED or any(value.ref is PICKED for _, value in check.leaves or ())
 
 
 def _target_outside(target: dict) -> Site | None:

@@ -121,6 +121,17 @@ class _Pass:
 PASS = _Pass()
 
 
+class _Picked:
+    """A list comprehension with a filter (``[v for v in model.trainable_variables if not
+    v.path.startswith("value")]``): which elements it keeps is decided at run time, so as
+    gradient sources it may leave out any of the variables its flow names."""
+
+    ident = ("picked",)
+
+
+PICKED = _Picked()
+
+
 class _Library:
     """What a library call returned (a tensor, a dataset, a loss object, ``tfd.Normal(...)``):
     it computes only from what it was given, so calling it or its methods hides nothing."""

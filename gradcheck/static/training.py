@@ -28,7 +28,9 @@ def compile_checks(make, program: Program, node: ast.Call, loss: Value, model: V
     for ref in refs:
         result = run.call_function(ref, [Value(), y_pred], {}, node)
         parts = program.snapshot({*model.models, *result.flow})
-        checks.append(Check(node, result, Value(models=model.models), births=run.births, parts=parts))
+        checks.append(
+            Check(node, result, Value(models=model.models), births=run.births, parts=parts, drops=dict(run.drops))
+        )
     return checks
 
 
@@ -53,7 +55,9 @@ def fit_check(make, program: Program, node: ast.Call, model: Value) -> Check | N
     target = join([run.call_function(ref, [Value(), output], {}, node) for ref in refs]) if refs else output
     target = join([target, *program.added_losses.get(token, [])])
     parts = program.snapshot({token, *target.flow})
-    return Check(node, target, Value(models=model.models), births=run.births, fit=True, parts=parts)
+    return Check(
+        node, target, Value(models=model.models), births=run.births, fit=True, parts=parts, drops=dict(run.drops)
+    )
 
 
 def followed(program: Program, model: Value) -> bool:
