@@ -1,0 +1,204 @@
+"""The benchmark: adapt each program, generate its mutants and twins, run probes and gradcheck
+in parallel, and score every mutant against TensorFlow's ground truth."""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from benchmarks.mutation import adapt as adapt_mod
+from benchmarks.mutation import run, score, sources
+from benchmarks.mutation.manifest import Program
+from benchmarks.mutation.operators import OPERATORS, Mutation, Operator
+
+
+@dataclass
+class ProgramState:
+    program: Program
+    source: str | None = None
+    skipped: str | None = None  # why the program is not in the figures
+    original: run.Job | None = None
+    jobs: list[run.Job] = field(default_factory=list)
+    census: dict[str, int] = field(default_factory=dict)  # every site, run or not
+
+
+def prepare(program: Program, roots: list[Path], workdir: Path) -> ProgramState:
+    """Read and adapt the program, and write it out as ``original.py`` in its own directory."""
+    st = ProgramState(program)
+    try:
+        text = sources.read(program, roots)
+    except sources.SourceUnavailable as e:
+        st.skipped = f"source unavailable: {e}"
+        return st
+    try:
+        if program.notebook:
+            text = adapt_mod.notebook_to_script(text)
+        st.source = adapt_mod.adapt(text, program.edits)
+        compile(st.source, program.name, "exec")
+    except (adapt_mod.AdaptError, SyntaxError, ValueError) as e:
+        st.skipped = f"adaptation failed: {e}"
+        return st
+    d = workdir / program.name
+    d.mkdir(parents=True, exist_ok=True)
+    path = d / "original.py"
+    path.write_text(st.source, encoding="utf-8")
+    st.original = run.Job(program.name, "original", "-", 0, path, timeout=program.timeout, env=program.env)
+    return st
+
+
+def make_jobs(
+    st: ProgramState,
+    operators: list[Operator],
+    twins_per_operator: int = 1,
+    max_sites: int | None = None,
+    sample: int | None = None,
+    sample_twins: int | None = None,
+    rotation: int = 0,
+) -> None:
+    """One job per mutant site and per twin, each in its own file beside ``original.py``.
+
+    Every site is counted (``st.census``). With ``sample``, only that many mutants of the
+    program are run, one per operator in an order rotated by ``rotation`` (the program's
+    index), so a sampled run still spreads over every operator; likewise ``sample_twins``.
+    """
+    assert st.source is not None and st.original is not None
+    d = st.original.path.parent
+    if sample is None:
+        muts = {op.name: op.mutants(st.source) for op in operators}
+        st.census = {name: len(ms) for name, ms in muts.items()}
+    else:  # count every site, but write only the mutants that will run
+        st.census = {op.name: op.count_sites(st.source) for op in operators}
+    order = operators[rotation % len(operators) :] + operators[: rotation % len(operators)] if operators else []
+    chosen: list[tuple[str, Operator, Mutation]] = []
+    if sample is None:
+        chosen += [("mutant", op, m) for op in operators for m in muts[op.name][:max_sites]]
+    else:
+        picked = [op for op in order if st.census[op.name]][:sample]
+        chosen += [("mutant", op, m) for op in picked for m in op.mutants(st.source, limit=1)]
+    twin_ops = order if sample_twins is None else [op for op in order if st.census[op.name]][:sample_twins]
+    for op in twin_ops:
+        chosen += [("twin", op, t) for t in op.twins(st.source, twins_per_operator)]
+    for kind, op, m in chosen:
+        path = d / f"{kind}_{op.name}_{m.site}.py"
+        path.write_text(m.source, encoding="utf-8")
+        st.jobs.append(
+            run.Job(
+                st.program.name,
+                kind,
+                op.name,
+                m.site,
+                path,
+                m.lines,
+                op.codes,
+                m.detail,
+                st.program.timeout,
+                st.program.env,
+            )
+        )
+
+
+CACHED_ONLY = False  # set by --cached-truth: never run a probe, use only cached ground truth
+
+
+def _run_original(job: run.Job, static: bool) -> None:
+    job.probe = run.probe(job, cached_only=CACHED_ONLY)
+    if job.probe is None:
+        job.probe = {"records": [], "crash": {"type": "no cached ground truth", "message": ""}}
+    job.gradcheck = run.gradcheck(job, static)
+    job.verdict = {
+        "runs": score.runs(job.probe),
+        "findings": len(score.real_findings(job.gradcheck)),
+        "cannot_check": score.cannot_check(job.gradcheck),
+    }
+
+
+def _run_derived(job: run.Job, original: run.Job, static: bool) -> None:
+    try:
+        _derived(job, original, static)
+    except Exception as e:  # noqa: BLE001 - one broken job must not lose the whole run
+        job.verdict = {
+            "class": "crashed",
+            "diff": {"starved": [], "nonfinite": [], "crashed": True, "crash": {"message": f"benchmark error: {e!r}"}},
+        }
+
+
+def _derived(job: run.Job, original: run.Job, static: bool) -> None:
+    op = OPERATORS[job.operator]
+    job.probe = run.probe(job, cached_only=CACHED_ONLY)
+    if job.probe is None:  # not run: no cached ground truth
+        return
+    diff = score.compare(original.probe or {}, job.probe)
+    v: dict[str, Any] = {"diff": diff}
+    if job.kind == "mutant":
+        v["class"] = score.classify(op.effect, op.crash_ok, diff)
+        if v["class"] == "valid":
+            job.gradcheck = run.gradcheck(job, static)
+            v.update(score.score(job.codes, job.lines, diff, job.gradcheck))
+            v["cannot_check"] = score.cannot_check(job.gradcheck)
+    else:
+        v["class"] = "twin" if score.twin_ok(diff) else "bad-twin"
+        if v["class"] == "twin":
+            job.gradcheck = run.gradcheck(job, static)
+            v["findings"] = len(score.real_findings(job.gradcheck))
+            v["cannot_check"] = score.cannot_check(job.gradcheck)
+    job.verdict = v
+
+
+def benchmark(
+    programs: list[Program],
+    operators: list[Operator],
+    roots: list[Path],
+    jobs: int = 2,
+    static: bool = False,
+    workdir: Path | None = None,
+    progress: Callable[[str, int], Any] | None = None,
+    log: Callable[[str], None] = print,
+    max_sites: int | None = None,
+    twins: int = 1,
+    sample: int | None = None,
+    sample_twins: int | None = None,
+    checkpoint: Callable[[list[ProgramState]], None] | None = None,
+) -> list[ProgramState]:
+    """Run everything; ``progress(kind, n)`` is told the totals ("total", n) and each step ("advance", 1)."""
+    workdir = workdir or Path(tempfile.mkdtemp(prefix="gradcheck-mutation-"))
+    states = [prepare(p, roots, workdir) for p in programs]
+    for st in states:
+        if st.skipped:
+            log(f"skip {st.program.name}: {st.skipped}")
+    live = [st for st in states if st.original]
+    if progress:
+        progress("total", len(live))
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        # The originals run while the mutants are written (libcst is not fast).
+        futs = {st.program.name: pool.submit(_run_original, st.original, static) for st in live}
+        derived = []
+        for i, st in enumerate(live):
+            make_jobs(st, operators, twins, max_sites, sample, sample_twins, rotation=i * 3)
+            if progress:
+                progress("more", len(st.jobs))
+        for st in live:
+            futs[st.program.name].result()
+            if progress:
+                progress("advance", 1)
+            assert st.original is not None
+            if not st.original.verdict["runs"]:
+                probe = st.original.probe or {}
+                crash = probe.get("crash") or {}
+                why = f"{crash.get('type', '')}: {crash.get('message', probe.get('stderr', ''))[:300]}"
+                st.skipped = f"does not reach a gradient under python ({why})"
+                log(f"skip {st.program.name}: {st.skipped}")
+                if progress:
+                    progress("advance", len(st.jobs))
+                continue
+            derived += [pool.submit(_run_derived, j, st.original, static) for j in st.jobs]
+        for i, fut in enumerate(as_completed(derived), 1):
+            fut.result()
+            if progress:
+                progress("advance", 1)
+            if checkpoint and i % 10 == 0:  # a long run can be stopped without losing what it measured
+                checkpoint(states)
+    return states

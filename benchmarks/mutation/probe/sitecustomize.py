@@ -1,0 +1,225 @@
+"""The ground-truth probe: TensorFlow's own gradients, recorded without gradcheck.
+
+Put first on a child's PYTHONPATH (by ``run.py``). It seeds the random generators, and once
+``tensorflow`` is imported wraps ``tf.GradientTape.gradient`` to record, for every call,
+which sources got a None, all-zero or non-finite gradient (in a ``tf.function`` the values
+are read when the graph runs, through a ``tf.py_function``). The process exits as soon as a
+gradient call site repeats (the second training step has begun), or a few seconds after the
+first record, so no program trains to the end. Records go to ``$GCM_PROBE_OUT`` (JSON),
+rewritten after every event so a crash loses nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import sys
+import threading
+import time
+import traceback
+
+_OUT = os.environ.get("GCM_PROBE_OUT")
+_PROGRAM = os.path.realpath(os.environ.get("GCM_PROBE_PROGRAM", ""))
+_GRACE = float(os.environ.get("GCM_PROBE_GRACE", "8"))
+_STATE: dict = {"records": [], "traced": [], "crash": None, "exit": "end"}
+_SEEN_EXEC: set = set()
+_LOCK = threading.Lock()
+
+
+def _dump() -> None:
+    if not _OUT:
+        return
+    tmp = _OUT + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
+        json.dump(_STATE, f)
+    os.replace(tmp, _OUT)
+
+
+def _finish(reason: str) -> None:
+    with _LOCK:
+        _STATE["exit"] = reason
+        _dump()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
+
+
+def _user_line() -> int | None:
+    """Line of the innermost frame in the program file (None when called from elsewhere only)."""
+    f = sys._getframe(2)
+    while f is not None:
+        if os.path.realpath(f.f_code.co_filename) == _PROGRAM:
+            return f.f_lineno
+        f = f.f_back
+    return None
+
+
+def _name(src, i: int) -> str:
+    for attr in ("path", "name"):
+        v = getattr(src, attr, None)
+        if isinstance(v, str) and v:
+            return v[:-2] if v.endswith(":0") else v
+    return f"<tensor {i}>"
+
+
+def _status(norm: float, finite: bool) -> str:
+    if not finite:
+        return "nonfinite"
+    return "zero" if norm == 0.0 else "ok"
+
+
+def _record(key, line, names, stats, nones) -> None:
+    """Store one executed gradient call; end the run when its site comes round again."""
+    with _LOCK:
+        if key in _SEEN_EXEC:
+            repeat = True
+        else:
+            repeat = False
+            _SEEN_EXEC.add(key)
+            sources = []
+            it = iter(stats)
+            for n, is_none in zip(names, nones, strict=True):
+                if is_none:
+                    sources.append({"name": n, "status": "none", "norm": None})
+                else:
+                    norm, finite = next(it)
+                    sources.append({"name": n, "status": _status(norm, finite), "norm": norm})
+            _STATE["records"].append({"line": line, "sources": sources})
+            _dump()
+            if len(_STATE["records"]) == 1 and _GRACE > 0:
+                threading.Thread(target=_deadline, daemon=True).start()
+    if repeat:
+        _finish("second step")
+
+
+def _deadline() -> None:
+    time.sleep(_GRACE)
+    _finish("grace")
+
+
+def _patch(tf) -> None:
+    from tensorflow.python.eager import backprop
+
+    original = backprop.GradientTape.gradient
+    if getattr(original, "_gcm_probe", False):
+        return
+
+    def gradient(self, target, sources, output_gradients=None, unconnected_gradients=None, **kw):
+        if unconnected_gradients is None:
+            unconnected_gradients = tf.UnconnectedGradients.NONE
+        line = _user_line()
+        frame = sys._getframe(1)
+        key = (frame.f_code.co_filename, frame.f_lineno, line)
+        result = original(self, target, sources, output_gradients, unconnected_gradients, **kw)
+        try:
+            flat_src = tf.nest.flatten(sources, expand_composites=False)
+            flat = tf.nest.flatten(result, expand_composites=False)
+            if len(flat) != len(flat_src):
+                return result
+            names = [_name(s, i) for i, s in enumerate(flat_src)]
+            nones = [g is None for g in flat]
+            live = [g for g in flat if g is not None]
+            with self._stop_recording() if self._recording else _null():
+                stats = [_stats(tf, g) for g in live]
+            if tf.executing_eagerly():
+                _record(key, line, names, [(float(n), bool(f)) for n, f in stats], nones)
+            else:
+                # What is known before the graph runs: which gradients are None.
+                with _LOCK:
+                    _STATE["traced"].append(
+                        {
+                            "line": line,
+                            "sources": [
+                                {"name": n, "status": "none" if z else "?"} for n, z in zip(names, nones, strict=True)
+                            ],
+                        }
+                    )
+                    _dump()
+
+                def _cb(*vals):
+                    pairs = [(float(vals[2 * i].numpy()), bool(vals[2 * i + 1].numpy())) for i in range(len(live))]
+                    _record(key, line, names, pairs, nones)
+                    return 0
+
+                flat_stats = [t for pair in stats for t in pair]
+                tf.py_function(_cb, flat_stats, tf.int32)
+        except Exception:  # noqa: BLE001 - the probe must never change the program's behaviour
+            traceback.print_exc()
+        return result
+
+    gradient._gcm_probe = True
+    backprop.GradientTape.gradient = gradient
+
+
+class _null:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *a):
+        return False
+
+
+def _stats(tf, g):
+    if isinstance(g, tf.IndexedSlices):
+        g = g.values
+    g = tf.cast(g, tf.float64)
+    return tf.reduce_sum(tf.abs(g)), tf.reduce_all(tf.math.is_finite(g))
+
+
+def _excepthook(tp, value, tb) -> None:
+    frames = [fr for fr in traceback.extract_tb(tb) if os.path.realpath(fr.filename) == _PROGRAM]
+    with _LOCK:
+        _STATE["crash"] = {
+            "type": tp.__name__,
+            "message": str(value)[:2000],
+            "lines": [fr.lineno for fr in frames],
+        }
+        _dump()
+    _previous_hook(tp, value, tb)
+
+
+class _TfHook:
+    """Patch TensorFlow the moment the program imports it (never earlier: the program may set
+    TF_USE_LEGACY_KERAS or KERAS_BACKEND first)."""
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname != "tensorflow":
+            return None
+        sys.meta_path.remove(self)
+        import importlib.util
+
+        spec = importlib.util.find_spec(fullname)
+        if spec is None or spec.loader is None:
+            return spec
+        loader = spec.loader
+        exec_module = loader.exec_module
+
+        def exec_and_patch(module):
+            exec_module(module)
+            try:
+                module.random.set_seed(0)
+                _patch(module)
+            except Exception:  # noqa: BLE001
+                traceback.print_exc()
+
+        loader.exec_module = exec_and_patch
+        return spec
+
+
+if _OUT:
+    random.seed(0)
+    os.environ.setdefault("PYTHONHASHSEED", "0")
+    try:
+        import numpy
+
+        numpy.random.seed(0)
+    except ImportError:
+        pass
+    _previous_hook = sys.excepthook
+    sys.excepthook = _excepthook
+    sys.meta_path.insert(0, _TfHook())
+    import atexit
+
+    atexit.register(lambda: _dump())
+    _dump()

@@ -1,0 +1,99 @@
+"""Ground truth from two probes (original vs mutant), and the score of gradcheck's findings."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+STARVED = {"none", "zero"}
+
+
+def _records(p: dict[str, Any]) -> list[dict[str, Any]]:
+    return p.get("records") or p.get("traced") or []
+
+
+def runs(p: dict[str, Any]) -> bool:
+    """The program reached at least one gradient call under plain python."""
+    return bool(_records(p))
+
+
+def compare(orig: dict[str, Any], mut: dict[str, Any]) -> dict[str, Any]:
+    """What changed: sources newly None/zero (starved), newly non-finite, any change, a crash."""
+    a, b = _records(orig), _records(mut)
+    starved: list[str] = []
+    nonfinite: list[str] = []
+    changed = False
+    for ra, rb in zip(a, b, strict=False):
+        na, nb = [s["name"] for s in ra["sources"]], [s["name"] for s in rb["sources"]]
+        if na == nb:  # same sources: align by position (raw tf.Variables often share a name)
+            pairs = list(zip(rb["sources"], ra["sources"], strict=True))
+        else:
+            changed = True
+            before = {s["name"]: s for s in ra["sources"]}
+            pairs = [(s, before.get(s["name"])) for s in rb["sources"]]
+        for s, o in pairs:
+            st, ost = s["status"], (o or {}).get("status")
+            if st in STARVED and ost not in STARVED:
+                starved.append(s["name"])
+            if st == "nonfinite" and ost != "nonfinite":
+                nonfinite.append(s["name"])
+            if o is None or st != ost:
+                changed = True
+            elif s.get("norm") is not None and o.get("norm") is not None:
+                x, y = s["norm"], o["norm"]
+                if not (math.isfinite(x) and math.isfinite(y)) or abs(x - y) > 1e-4 * max(abs(x), abs(y)) + 1e-9:
+                    changed = True
+    crashed = not b and mut.get("crash") is not None
+    if not b and not crashed:
+        crashed = mut.get("returncode") not in (0, None) or mut.get("returncode") is None
+    return {
+        "starved": sorted(set(starved)),
+        "nonfinite": sorted(set(nonfinite)),
+        "changed": changed or bool(starved) or bool(nonfinite),
+        "crashed": crashed,
+        "crash": mut.get("crash"),
+        "timeout": mut.get("returncode") is None and not b,
+    }
+
+
+def classify(effect: str, crash_ok: bool, diff: dict[str, Any]) -> str:
+    """'valid', 'equivalent' (no change TensorFlow can see), 'no-effect' (changed, but not the
+    operator's effect), or 'crashed' (plain python fails, and that is not this bug's symptom)."""
+    if diff["crashed"]:
+        return "valid" if crash_ok and not diff["timeout"] else "crashed"
+    if not diff["changed"]:
+        return "equivalent"
+    if effect == "starve":
+        return "valid" if diff["starved"] else "no-effect"
+    if effect == "zero":
+        return "valid" if diff["starved"] else "no-effect"
+    if effect == "nonfinite":
+        return "valid" if diff["nonfinite"] else "no-effect"
+    return "valid"  # "change"
+
+
+def twin_ok(diff: dict[str, Any]) -> bool:
+    """A twin is good when TensorFlow shows no new None/zero/non-finite gradient and no crash."""
+    return not (diff["crashed"] or diff["starved"] or diff["nonfinite"])
+
+
+def real_findings(gc: dict[str, Any]) -> list[dict[str, Any]]:
+    return [f for f in gc.get("findings", []) if not str(f.get("code", "")).startswith("GC9")]
+
+
+def cannot_check(gc: dict[str, Any]) -> bool:
+    return gc.get("status") != "checked" or any(
+        str(f.get("code", "")).startswith("GC9") for f in gc.get("findings", [])
+    )
+
+
+def score(codes: tuple[str, ...], lines: list[int], diff: dict[str, Any], gc: dict[str, Any]) -> dict[str, bool]:
+    """found / code / line / all-right for one valid mutant."""
+    fs = real_findings(gc)
+    found = any(f["code"] in codes for f in fs)
+    code_right = bool(fs) and all(f["code"] in codes for f in fs)
+    line_right = bool(fs) and all(f["line"] in lines for f in fs)
+    named = set().union(*(set(f["variables"]) for f in fs)) if fs else set()
+    starved = {n for n in diff.get("starved", []) if not n.startswith("<tensor")}
+    all_right = bool(fs) and all(f["code"] in codes and f["line"] in lines for f in fs) and starved <= named
+    return {"found": found, "code": code_right, "line": line_right, "all": all_right}
