@@ -63,9 +63,14 @@ def _names(values) -> set[str]:
 
 
 def expected_findings(expected: dict[str, Any]) -> list[dict[str, Any]]:
-    """The findings a case expects, one entry per culprit: codes, line (None: any), variables."""
+    """The findings a case expects, one entry per culprit: codes, line (None: any), variables.
+    A control expects none, except the warnings of a later rule it was not written for
+    (``also_expect``, in the ``findings`` form: a GC203 on a None-gradient control)."""
     if expected.get("expect") == "clean":
-        return []
+        return [
+            {"codes": f["codes"], "line": f.get("line"), "variables": _names(f["variables"]), "exact": True}
+            for f in expected.get("also_expect", [])
+        ]
     if "findings" in expected:
         return [
             {"codes": f["codes"], "line": f.get("line"), "variables": _names(f["variables"]), "exact": True}

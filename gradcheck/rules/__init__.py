@@ -23,6 +23,7 @@ from gradcheck.rules.gc113_variable_assign import VariableAssign
 from gradcheck.rules.gc114_integer_source import IntegerSource
 from gradcheck.rules.gc115_non_trainable_source import NonTrainableSource
 from gradcheck.rules.gc116_captured_by_value import CapturedByValue
+from gradcheck.rules.gc117_not_updated import NotUpdated
 from gradcheck.rules.gc201_zero_gradient import ZeroGradient
 from gradcheck.rules.gc202_non_finite_gradient import NonFiniteGradient
 from gradcheck.rules.gc203_unstopped_bootstrap_target import UnstoppedBootstrapTarget
@@ -45,6 +46,7 @@ _RULE_CLASSES: tuple[type[Rule], ...] = (
     IntegerSource,
     NonTrainableSource,
     CapturedByValue,
+    NotUpdated,
     ZeroGradient,
     NonFiniteGradient,
     UnstoppedBootstrapTarget,

@@ -14,9 +14,14 @@ class UnusedSource(Rule):
     what = """
 Finds sources of `tape.gradient` with no data-flow path to the target at all: a layer built
 but never called, layers not chained in `call()` (each applied to the raw input), a
-dropped loss term, an unused head, the wrong model's variables (a GAN generator step asking
-for the discriminator's), a watched tensor the model never saw. The finding points at the
+dropped loss term, an unused head, the wrong model's variables (variables of a model the
+loss never calls), a watched tensor the model never saw. The finding points at the
 `tape.gradient` call and notes where the variable was last read, if it was.
+
+Not this rule: a GAN generator step that asks for (and applies) the *discriminator's*
+variables. The generator loss does depend on them, so their gradients exist; what is wrong
+is that the generator's variables, which the loss depends on too, are never updated: that
+is GC117 (not-updated), judged over the whole training step.
 """
     why = """
 A variable the loss does not depend on has no gradient; TensorFlow returns `None`. Keras 3

@@ -24,6 +24,13 @@ Typical causes: `tf.norm`/`tf.sqrt` at exactly 0 (a triplet or contrastive loss 
 identical embeddings), `log` of 0, a division by 0, an `exp` that overflows, `acos` at ±1,
 and above all a `tf.where` that guards such a value in the forward pass: `tf.where` sends a
 zero gradient into the branch it did not take, and 0 × inf is NaN.
+
+Not reported: the gradients of a loss scaled by a `LossScaleOptimizer` (mixed precision with
+dynamic loss scaling, `optimizer.scale_loss(loss)` or `fit` under a `mixed_float16`
+policy). An infinite *scaled* gradient on the first steps is how dynamic loss scaling works:
+the optimizer finds it, skips that step and lowers the scale. In eager mode the gradients
+of the unscaled loss are judged instead (a NaN that does not come from the scale is still
+reported); in a traced step the scaled step is left to the optimizer.
 """
     why = """
 The loss looks fine, so nothing warns; the optimizer applies NaN and every weight the NaN
@@ -169,6 +176,28 @@ train_step(np.random.randn(16, 3).astype("float32"))
         ),
     )
     valid = (
+        Example(
+            "mixed precision with dynamic loss scaling: the first scaled gradients overflow (eager)",
+            "eager",
+            """\
+import keras
+import numpy as np
+import tensorflow as tf
+
+keras.mixed_precision.set_global_policy("mixed_float16")
+model = keras.Sequential([keras.Input((16,)), keras.layers.Dense(64, activation="relu"),
+                          keras.layers.Dense(1, dtype="float32")])
+optimizer = keras.optimizers.LossScaleOptimizer(keras.optimizers.Adam(1e-3), initial_scale=2.0**30)
+x = (100 * np.random.randn(64, 16)).astype("float32")
+y = (100 * np.random.randn(64, 1)).astype("float32")
+with tf.GradientTape() as tape:
+    loss = tf.reduce_mean(tf.square(model(x) - y))
+    scaled = optimizer.scale_loss(loss)
+grads = tape.gradient(scaled, model.trainable_variables)
+optimizer.apply(grads, model.trainable_variables)
+keras.mixed_precision.set_global_policy("float32")
+""",
+        ),
         Example(
             "the distance with an epsilon inside the square root (eager)",
             "eager",

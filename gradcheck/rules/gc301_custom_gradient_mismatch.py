@@ -13,14 +13,26 @@ class CustomGradientMismatch(Rule):
     trace_check = "gradcheck.trace.values.custom_check:check_call"
     name = "custom-gradient-mismatch"
     severity = "error"
-    summary = "A `tf.custom_gradient` disagrees with central finite differences of its forward function."
+    summary = (
+        "A `tf.custom_gradient` ignores its upstream gradient `dy`, or disagrees with central finite "
+        "differences of its forward function."
+    )
     message = (
-        "the custom gradient of `{function}` disagrees with finite differences for input `{arg}` "
-        "({error}): {variables} {get} a wrong gradient"
+        "the custom gradient of `{function}` is wrong for input `{arg}` ({error}): {variables} {get} a wrong gradient"
     )
     what = """
+By default, for each `tf.custom_gradient` whose output reaches the loss: calls its gradient
+function with three upstream gradients (two independent random ones and the first negated)
+and reports an input whose gradient comes out the same, and nonzero, for all three: the
+function never multiplies by `dy` (it returns the local derivative alone), so every variable
+below it gets the same update whatever the loss says. A gradient that clips, normalises or
+takes the sign of `dy`, a gradient reversal (`-dy`), a scaled identity (`0.5 * dy`) and a
+layer's custom matmul with a `variables` gradient all depend on `dy` and stay silent; so does
+a gradient that is zero everywhere (that is GC201's business). Eager, `tf.function` and `fit`
+alike: in a traced function the check runs when the function runs.
+
 Opt-in (`gradcheck --check-custom-gradients`, `check_step(..., check_custom_gradients=True)`):
-for each `tf.custom_gradient` whose output reaches the loss, compares the gradient it
+for each `tf.custom_gradient` whose output reaches the loss, also compares the gradient it
 returns with central finite differences of its forward function, with
 `tf.test.compute_gradient`, on the values the checked batch gave it. Each float input is
 checked along six random directions with random output weights (so a gradient that
@@ -67,6 +79,13 @@ def log1pexp(x):
         "`tf.test.compute_gradient`. If the difference is deliberate (a straight-through estimator, a gradient "
         "reversal), mark the gradient function with `# noqa: GC301`."
     )
+    fix_variants: ClassVar[dict[str, tuple[str, str]]] = {
+        "upstream": (
+            "A gradient function that never uses its upstream gradient",
+            "Multiply by the upstream gradient: the gradient function of `{function}` must return `dy` times the "
+            "local derivative (`return dy * local`), the vector-Jacobian product, not the local derivative alone.",
+        ),
+    }
     doc_fields = {"function": "log1pexp", "arg": "x"}
     references = (
         "https://www.tensorflow.org/api_docs/python/tf/custom_gradient",

@@ -31,14 +31,30 @@ from gradcheck.trace.diagnose.describe import chain, make, merge
 from gradcheck.trace.record import _tf
 from gradcheck.trace.record.call import GradientCall
 from gradcheck.trace.record.dataflow import TAG_READ
+from gradcheck.trace.record.errors import internal_error
 from gradcheck.trace.record.registry import register
-from gradcheck.trace.values.checked import Checked, checked_call
+from gradcheck.trace.values.checked import Checked, checked_call, derivative_keys, note_derivatives
 from gradcheck.trace.values.layers import blame_location
 
 __all__ = ["find"]
 
 _ADDS = frozenset({"Add", "AddV2", "AddN", "Sub"})
 _LOGS = frozenset({"Log", "LogSoftmax", "Log1p"})
+#: ops whose output is a (negative) log-probability of their logits
+_LOG_PROBS = _LOGS | {"SparseSoftmaxCrossEntropyWithLogits", "SoftmaxCrossEntropyWithLogits"}
+#: ops a log-probability (or a ratio exp(log p - log p_old)) passes through on its way to the
+#: product with its weight: selection, reduction over actions, sign, scale, clipping
+_LOG_PASS = frozenset(
+    {
+        "Identity", "Neg", "Cast", "Squeeze", "Reshape", "ExpandDims", "Transpose", "StridedSlice", "Slice",
+        "GatherV2", "GatherNd", "ResourceGather", "Sum", "Mean", "Mul", "RealDiv", "AddV2", "Add", "Sub",
+        "Exp", "Maximum", "Minimum", "ClipByValue", "SelectV2", "Select", "ConcatV2", "Pack",
+    }
+)  # fmt: skip
+#: ops that keep a value as it is (the target's statement is the op before them)
+_SHAPE_ONLY = frozenset({"Identity", "Squeeze", "Reshape", "ExpandDims", "Cast", "StridedSlice"})
+#: what makes a difference an error: its square, absolute value, power, or Huber
+_ERRORS = frozenset({"Square", "Abs", "Pow", "SquaredDifference"})
 _REDUCTIONS = frozenset({"Sum", "Mean", "Prod"})
 _COMPARISONS = frozenset({"Sub", "SquaredDifference", "SoftmaxCrossEntropyWithLogits", "Mul"})
 
@@ -47,7 +63,12 @@ _COMPARISONS = frozenset({"Sub", "SquaredDifference", "SoftmaxCrossEntropyWithLo
 def check(call: GradientCall) -> list[Finding]:
     """GC203 on ``call``: structural, read from the data-flow graph of its first step."""
     checked = checked_call(call)
-    return find(checked) if checked is not None else []
+    findings = find(checked) if checked is not None else []
+    try:
+        note_derivatives(call)  # whatever the dedup said: an inner call feeds a later outer one
+    except Exception as error:  # noqa: BLE001 - never lose the findings (or the later checks) for it
+        internal_error(error)
+    return findings
 
 
 def find(checked: Checked) -> list[Finding]:
@@ -68,18 +89,22 @@ def find(checked: Checked) -> list[Finding]:
         return bits.get(k, 0) | (masks.get(p, 0) if p is not None and p in recorded else 0)
 
     study = _Study(checked, sources, bits, masks, tmask, recorded)
+    # what an earlier tape.gradient differentiated, and its backward ops: the model (and
+    # its derivatives) of a physics-informed or meta-learning loss, never a comparison
+    derivatives = [k for k in derivative_keys(checked) if k in flow.producer]
+    differentiated = flow.backward_cone(derivatives, data=True) if derivatives else set()
     findings = []
     reported: set = set()
     for c in sorted(recorded, reverse=True):  # nearest the loss first
         op = flow.ops[c]
-        if op.type not in _COMPARISONS or len(op.data) < 2:
+        if op.type not in _COMPARISONS or len(op.data) < 2 or c in differentiated:
             continue
         verdict = study.judge(c)
         if verdict is None:
             continue
         target_side, blame, common, how = verdict
-        if blame in reported:
-            continue
+        if blame in reported or study.derived(op.data[:2]):
+            continue  # a residual built from the network's own derivatives has no target
         live = study.live_sources(target_side, common)
         if not live:
             continue
@@ -100,6 +125,10 @@ class _Study:
         op = self.flow.ops[c]
         a, b = op.data[0], op.data[1]
         ma, mb = self.tmask(a), self.tmask(b)
+        if op.type == "Mul":
+            weighted = self._weighted_log_prob(a, b, ma, mb)
+            if weighted is not None:
+                return weighted
         common = ma & mb
         if not common:
             return None
@@ -119,6 +148,8 @@ class _Study:
                 return target, self._network_output(target, common), common, "distill"
             return None
         # Sub / SquaredDifference
+        if op.type == "Sub" and not self._is_error(c):
+            return None  # a difference that is no error (a KL term's `log_var - mu**2`, a log-density)
         if self._loss_term(a, common) or self._loss_term(b, common):
             return None  # `policy_loss + value_loss - entropy`: loss terms combined, not compared
         td_a, td_b = self._td_marker(a, common), self._td_marker(b, common)
@@ -139,6 +170,90 @@ class _Study:
             if subset is not None and self._separate(a, b, common):
                 return subset, self._network_output(subset, common), common, "distill"
         return None
+
+    def _weighted_log_prob(self, a, b, ma: int, mb: int):
+        """A log-probability (or a ratio of probabilities) times its weight, the advantage of
+        a policy gradient: the weight is the target. It is one when the weight depends on
+        the trained variables and is not a function of the distribution under the log
+        itself (``p * log p``, a focal factor ``(1 - p)**γ``, a KL's ``p``)."""
+        la, lb = self._log_prob(a), self._log_prob(b)
+        if la == lb:
+            return None
+        log_side, weight, wmask = (a, b, mb) if la else (b, a, ma)
+        if not wmask or not self._network_side(weight, wmask):
+            return None
+        mask = wmask | self.tmask(log_side)
+        weight_layers = self._layer_outputs(weight, mask)
+        if not weight_layers or weight_layers <= self._layer_outputs(log_side, mask):
+            return None  # the weight is computed from the policy itself
+        if self._under_log(weight) or self._log_prob(weight):
+            return None  # a log-likelihood times a log-likelihood: no advantage
+        return weight, self._statement_op(weight), wmask, "advantage"
+
+    def _log_prob(self, k, hops: int = 8) -> bool:
+        """``k`` is a log-probability of the network's output (or ``exp`` of a difference of
+        them, a probability ratio): a log op within a few selection / reduction / scaling ops."""
+        flow, stack, seen = self.flow, [(k, 0)], set()
+        while stack:
+            k, depth = stack.pop()
+            p = flow.producer.get(k)
+            if p is None or p in seen or p not in self.recorded or depth > hops:
+                continue
+            seen.add(p)
+            op = flow.ops[p]
+            if op.type in _LOG_PROBS:
+                return True
+            if op.type not in _LOG_PASS:
+                continue
+            stack.extend((d, depth + 1) for d in op.data if self.tmask(d))
+        return False
+
+    def _layer_outputs(self, k, mask: int) -> frozenset:
+        """The ops reading a trained weight nearest ``k`` (the network's outputs it uses)."""
+        chain = self._side_ops(k, mask, stop_at_layers=True)
+        return frozenset(i for i in chain if any(self._is_weight(d) for d in self.flow.ops[i].data))
+
+    def _statement_op(self, k) -> int:
+        """The op that computes ``k``, past ops that only reshape or select it."""
+        flow = self.flow
+        p = flow.producer.get(k, -1)
+        while p >= 0 and flow.ops[p].type in _SHAPE_ONLY and flow.ops[p].data:
+            q = flow.producer.get(flow.ops[p].data[0])
+            if q is None or q not in self.recorded:
+                break
+            p = q
+        return p
+
+    def _is_error(self, c: int) -> bool:
+        """The difference ``ops[c]`` is an error: squared, absolute or raised to a power (a
+        Huber loss takes both), through ops that only reshape or select it."""
+        flow = self.flow
+        consumers = flow.data_consumers
+        stack, seen = [(k, 0) for k in flow.ops[c].outputs], set()
+        while stack:
+            k, depth = stack.pop()
+            for j in consumers.get(k, ()):
+                if j in seen or depth > 4:
+                    continue
+                seen.add(j)
+                op = flow.ops[j]
+                if op.type in _ERRORS or (op.type == "Mul" and len(op.data) == 2 and op.data[0] == op.data[1]):
+                    return True
+                if op.type in _SHAPE_ONLY or op.type in ("Neg", "GatherV2", "GatherNd", "Mul", "RealDiv"):
+                    stack.extend((o, depth + 1) for o in op.outputs)
+        return False
+
+    def derived(self, sides) -> bool:
+        """Whether a side is made from a derivative of the network (an earlier
+        ``tape.gradient``'s result): a physics-informed residual, a gradient penalty."""
+        keys = derivative_keys(self.checked)
+        if not keys:
+            return False
+        flow = self.flow
+        cone = flow.backward_cone(sides, data=True)
+        return any(k in keys for k in sides) or any(
+            k in keys for i in cone for k in (*flow.ops[i].data, *flow.ops[i].outputs)
+        )
 
     def _network_side(self, k, common: int) -> bool:
         """``k`` is computed by ops depending on the common variables (not a bare read)."""
@@ -308,10 +423,12 @@ class _Study:
 
 
 _WHAT = {
+    "advantage": "the weight (advantage) of a log-probability",
     "td": "a temporal-difference target",
     "distill": "a distillation target",
 }
 _EFFECT = {
+    "advantage": "pushed by the policy loss through the weight as well (the policy gradient is biased)",
     "td": "pulled towards a moving target",
     "distill": "pulled towards a target that moves with them (representations collapse)",
 }

@@ -122,25 +122,29 @@ def _capturing(f):
 
 # -- at the gradient call --------------------------------------------------------------
 def configure(session, *, check_custom_gradients: bool = False) -> None:
-    """Turn GC301 on for one session (it is opt-in); call it once the session is active
-    (``with tracing(session): configure(session, ...)``)."""
+    """Set up GC301 for one session; call it once the session is active (``with
+    tracing(session): configure(session, ...)``). The custom-gradient calls are always
+    remembered: whether a gradient function uses its upstream gradient at all is checked by
+    default (three calls of it); the finite-difference comparison is opt-in."""
     state = options(session)
-    if check_custom_gradients and not state.check_custom_gradients:
+    if not state.installed:
         install(session, state.custom_calls)
+        state.installed = True
     state.check_custom_gradients = state.check_custom_gradients or bool(check_custom_gradients)
 
 
 @register("values", "GC301")
 def check_call(call: GradientCall) -> list[Finding]:
-    """GC301 on ``call``, when the session asked for it."""
+    """GC301 on ``call``: a custom gradient that ignores its upstream gradient, and (when
+    the session asked for it) one that disagrees with finite differences."""
     state = options(call.session)
-    if not state.check_custom_gradients:
+    if not state.custom_calls:
         return []
     checked = checked_call(call)
-    return check(checked, state.custom_calls) if checked is not None else []
+    return check(checked, state.custom_calls, state.check_custom_gradients) if checked is not None else []
 
 
-def check(checked, calls: list) -> list[Finding]:
+def check(checked, calls: list, differences: bool = True) -> list[Finding]:
     """Findings for the custom-gradient calls on the way to the loss (eager: now; in a
     traced function: when it runs, through a host callback)."""
     ctx = checked.ctx
@@ -160,9 +164,9 @@ def check(checked, calls: list) -> list[Finding]:
         if checked.eager:
             args = [_fresh(a) for a in call.args]
             with _recording():
-                findings += _findings(checked, call, args, variables)
+                findings += _findings(checked, call, args, variables, differences=differences)
         else:
-            _graph_check(checked, call, variables)
+            _graph_check(checked, call, variables, differences)
     return findings
 
 
@@ -226,7 +230,7 @@ def _arg_key(checked, tensor):
     return graph_mode.key(tensor) if getattr(tensor, "graph", None) is checked.ctx.graph else None
 
 
-def _graph_check(checked, call: CustomCall, variables: dict) -> None:
+def _graph_check(checked, call: CustomCall, variables: dict, differences: bool = True) -> None:
     tf = _tf.tf
     flat = _tf.tf.nest.flatten((call.args, call.kwargs))
     tensors = [(i, t) for i, t in enumerate(flat) if _tf.is_tensor(t)]
@@ -245,7 +249,7 @@ def _graph_check(checked, call: CustomCall, variables: dict) -> None:
                 for (i, _), v in zip(tensors, values, strict=False):
                     rebuilt[i] = v
                 args, kwargs = _tf.tf.nest.pack_sequence_as((call.args, call.kwargs), rebuilt)
-                found = _findings(checked, call, list(args), variables, kwargs)
+                found = _findings(checked, call, list(args), variables, kwargs, differences)
         except Exception as error:  # noqa: BLE001
             internal_error(error)
             return np.int32(0)
@@ -255,21 +259,65 @@ def _graph_check(checked, call: CustomCall, variables: dict) -> None:
     tf.py_function(receive, [t for _, t in tensors], [tf.int32])
 
 
-def _findings(checked, call: CustomCall, args: list, variables: dict, kwargs=None) -> list[Finding]:
+def _findings(
+    checked, call: CustomCall, args: list, variables: dict, kwargs=None, differences: bool = True
+) -> list[Finding]:
     """``variables``: argument index -> the trained variables whose gradient goes through it."""
     kwargs = call.kwargs if kwargs is None else kwargs
     names = _argument_names(call.function, len(args))
     # a variable passed as an argument (a layer's own bias) is checked at its value
     args = [_tf.tf.convert_to_tensor(a) if _tf.is_variable(a) else a for a in args]
+    deaf = _ignores_upstream(call.function, args, kwargs)
     out = []
     for i, x in enumerate(args):
         if not _tf.is_tensor(x) or not _tf.is_differentiable_dtype(x.dtype) or _tf.tf.as_dtype(x.dtype).is_complex:
             continue
-        error = _mismatch(call.function, args, kwargs, i)
+        error = ("upstream",) if i in deaf else _mismatch(call.function, args, kwargs, i) if differences else None
         if error is None:
             continue
         out.append(_finding(checked, call, names[i], error, variables.get(i, [])))
     return out
+
+
+def _ignores_upstream(function, args: list, kwargs: dict) -> set[int]:
+    """The inputs whose custom gradient is the same whatever the upstream gradient is: the
+    gradient function, called with three upstream gradients (two independent random ones
+    and the first negated), returns one and the same nonzero value for them. A gradient is
+    linear in ``dy``; a clipped, normalised or sign-of-``dy`` gradient still changes with it
+    (at least its sign), a gradient that forgets ``dy`` does not."""
+    tf = _tf.tf
+    try:
+        result, grad_fn = function(*args, **kwargs)
+        params = inspect.signature(grad_fn).parameters
+    except Exception:  # noqa: BLE001 - cannot call it again: nothing to compare
+        return set()
+    outputs = [o for o in tf.nest.flatten(result) if _tf.is_tensor(o)]
+    if not outputs or not all(_tf.is_differentiable_dtype(o.dtype) for o in outputs):
+        return set()
+    extra = {"variables": []} if "variables" in params else {}
+    rng = np.random.default_rng(112)
+    first = [rng.standard_normal(o.shape.as_list() or []) * 1e-2 for o in outputs]
+    second = [rng.standard_normal(o.shape.as_list() or []) * 1e-2 for o in outputs]
+    answers = []
+    for upstream in (first, second, [-u for u in first]):
+        dys = [tf.constant(u.astype(o.dtype.as_numpy_dtype)) for u, o in zip(upstream, outputs, strict=True)]
+        try:
+            grads = grad_fn(*dys, **extra)
+        except Exception:  # noqa: BLE001
+            return set()
+        if extra and isinstance(grads, tuple) and len(grads) == 2 and isinstance(grads[1], list):
+            grads = grads[0]  # (input gradients, variable gradients)
+        answers.append(list(grads) if isinstance(grads, (list, tuple)) else [grads])
+    deaf: set[int] = set()
+    for i, (a, b, c) in enumerate(zip(*answers, strict=False)):
+        if not all(_tf.is_tensor(g) for g in (a, b, c)):
+            continue
+        a, b, c = (np.asarray(tf.convert_to_tensor(g)) for g in (a, b, c))
+        if a.shape != b.shape or a.shape != c.shape or not np.any(a):
+            continue  # a zero gradient says nothing about dy
+        if np.array_equal(a, b) and np.array_equal(a, c):
+            deaf.add(i)
+    return deaf
 
 
 def _argument_names(function, count: int) -> list[str]:
@@ -412,10 +460,17 @@ def _finding(checked, call: CustomCall, arg: str, error, variables: list[str]) -
             location = _def_location(code.co_filename, code.co_firstlineno)
         else:
             location = _call_location(checked, call)
-    if isinstance(error, tuple):
+    grad_name = getattr(call.grad_fn, "__name__", "grad_fn")
+    variant = None
+    if isinstance(error, tuple) and error[0] == "upstream":
+        variant = "upstream"
+        error_text = (
+            f"`{grad_name}` returns the same gradient whatever the upstream gradient is: it never multiplies by `dy`"
+        )
+    elif isinstance(error, tuple):
         error_text = f"its gradient has shape {list(error[1])} for an input of shape {list(error[2])}"
     else:
-        error_text = f"relative error {error:.3g}"
+        error_text = f"it disagrees with finite differences, relative error {error:.3g}"
     finding = make(
         ctx,
         "GC301",
@@ -425,12 +480,16 @@ def _finding(checked, call: CustomCall, arg: str, error, variables: list[str]) -
         function=name,
         arg=arg,
         error=error_text,
-        grad=getattr(call.grad_fn, "__name__", "grad_fn"),
+        grad=grad_name,
+        variant=variant,
     )
-    finding.notes.append(
-        f"compared along {DIRECTIONS} random directions with central finite differences of `{name}` "
-        f"(tf.test.compute_gradient) at the values of the checked batch"
-    )
+    if variant == "upstream":
+        finding.notes.append(f"`{grad_name}` was called with three different upstream gradients `dy`")
+    else:
+        finding.notes.append(
+            f"compared along {DIRECTIONS} random directions with central finite differences of `{name}` "
+            f"(tf.test.compute_gradient) at the values of the checked batch"
+        )
     return finding
 
 

@@ -1,32 +1,93 @@
 """Hook step: optimizers. A check must not train, so the checked step applies no update
 (``skip_updates``); and when Keras says "No gradients provided", the diagnosis so far is
 added to its message. Keras 3's ``Optimizer.apply`` always; tf_keras's new-style and legacy
-``apply_gradients`` when tf_keras is what ``tf.keras`` is, or is already imported."""
+``apply_gradients`` when tf_keras is what ``tf.keras`` is, or is already imported.
+
+Each update is also noted for GC117 (``values.updates``: which variables the step's
+optimizers update, and manual ``assign_sub``/``assign_add`` on variables), and the step is
+judged when the hooks are removed (the checked step is over)."""
 
 from __future__ import annotations
 
 import sys
+import threading
 
 from gradcheck.trace.capture.patches import Patches
 from gradcheck.trace.capture.session import Session
 from gradcheck.trace.record import _tf
+from gradcheck.trace.record.errors import internal_error
+from gradcheck.trace.values import updates
+from gradcheck.trace.values.checked import note_scaled_loss
 
 
 def install(session: Session, patches: Patches) -> None:
     if _tf.KerasOptimizer is not None:
-        patches.set(_tf.KerasOptimizer, "apply", _skipping(session, _tf.KerasOptimizer.apply))
+        patches.set(_tf.KerasOptimizer, "apply", _skipping(session, _tf.KerasOptimizer.apply, pairs=False))
     # importing tf_keras costs a second, so a Keras 3 check does not
     if _tf.legacy_keras() or "tf_keras" in sys.modules:
         for cls in _legacy_optimizer_classes():
-            patches.set(cls, "apply_gradients", _skipping(session, cls.apply_gradients))
+            patches.set(cls, "apply_gradients", _skipping(session, cls.apply_gradients, pairs=True))
+    for cls, name in _loss_scale_methods():
+        patches.set(cls, name, _scaling(session, getattr(cls, name)))
+    # the base class of tf.Variable's resource variables (Keras 3 variables assign through it)
+    variable = next((c for c in _tf.ResourceVariable.__mro__ if c.__name__ == "BaseResourceVariable"), None)
+    variable = variable or _tf.ResourceVariable
+    for name in ("assign_sub", "assign_add"):
+        orig = getattr(variable, name, None)
+        if orig is not None:
+            patches.set(variable, name, _noting(session, orig))
 
 
-def _skipping(session: Session, orig):
+def uninstall(session: Session, patches: Patches) -> None:
+    """Put the methods back, then judge the step (GC117)."""
+    patches.restore()
+    try:
+        session.add_value_findings(updates.report(session))
+    except Exception as error:  # noqa: BLE001 - gradcheck must not break the user's run
+        internal_error(error)
+
+
+def _noting(session: Session, orig):
+    def assign(self, *args, **kwargs):
+        updates.note_assign(session, self)
+        return orig(self, *args, **kwargs)
+
+    return assign
+
+
+_NESTED = threading.local()
+
+
+def _note(session: Session, optimizer, args, kwargs, pairs: bool):
+    """Note an update for GC117; returns the arguments to pass on (a ``zip`` is read once).
+    An update inside another (``apply_gradients`` calling ``apply``, a LossScaleOptimizer
+    calling its inner optimizer) is the same update: only the outermost is noted."""
+    if getattr(_NESTED, "depth", 0):
+        return args, kwargs
+    try:
+        if pairs:
+            grads_and_vars = list(args[0] if args else kwargs.pop("grads_and_vars"))
+            args = (grads_and_vars, *args[1:])
+            grads = [g for g, _ in grads_and_vars]
+            variables = [v for _, v in grads_and_vars]
+        else:
+            grads = list(args[0] if args else kwargs.get("grads", ()))
+            variables = list(args[1] if len(args) > 1 else kwargs.get("trainable_variables") or ())
+        if variables:
+            updates.note_update(session, variables, grads, optimizer)
+    except Exception as error:  # noqa: BLE001
+        internal_error(error)
+    return args, kwargs
+
+
+def _skipping(session: Session, orig, pairs: bool = False):
     """``orig`` (an optimizer method), doing nothing while updates are skipped."""
 
     def apply(self, *args, **kwargs):
+        args, kwargs = _note(session, self, args, kwargs, pairs)
         if session.skip_updates:
             return None  # a check must not train: the checked step leaves weights unchanged
+        _NESTED.depth = getattr(_NESTED, "depth", 0) + 1
         try:
             return orig(self, *args, **kwargs)
         except ValueError as error:
@@ -36,8 +97,45 @@ def _skipping(session: Session, orig):
                 diagnosis = render_findings(session.findings[-5:], color=False)
                 raise ValueError(f"{error}\n\ngradcheck diagnosis:\n{diagnosis}") from error
             raise
+        finally:
+            _NESTED.depth -= 1
 
     return apply
+
+
+def _loss_scale_methods() -> list:
+    """The methods that multiply a loss by a LossScaleOptimizer's dynamic loss scale."""
+    out = []
+    try:
+        from keras.optimizers import LossScaleOptimizer
+
+        out.append((LossScaleOptimizer, "scale_loss"))
+    except ImportError:  # pragma: no cover - no Keras 3
+        pass
+    if "tf_keras" in sys.modules:
+        try:
+            from tf_keras.src.mixed_precision.loss_scale_optimizer import LossScaleOptimizer as Legacy
+
+            out.append((Legacy, "get_scaled_loss"))
+        except ImportError:  # pragma: no cover
+            pass
+    return out
+
+
+def _scaling(session: Session, orig):
+    """``orig`` (a loss-scaling method), noting which tensor is a scaled loss (GC202 judges
+    the gradients of the unscaled one: an overflow of the scaled gradients is how dynamic
+    loss scaling finds its scale, and the optimizer skips that step)."""
+
+    def scale(self, loss, *args, **kwargs):
+        scaled = orig(self, loss, *args, **kwargs)
+        try:
+            note_scaled_loss(session, scaled, loss)
+        except Exception as error:  # noqa: BLE001
+            internal_error(error)
+        return scaled
+
+    return scale
 
 
 def _legacy_optimizer_classes() -> list:
