@@ -599,3 +599,204 @@ def test_outputs_without_loss_reads_compile_arguments():
     assert outputs_without_loss(names, {"a": "mse", "c": "mae"}, None) == ["b"]
     assert outputs_without_loss(names, {"a": "mse", "b": "mse", "c": "mse"}, {"a": 1.0, "b": 1.0}) == ["c"]
     assert outputs_without_loss(names, ["mse"] * 3, [1.0, 1.0, 0.5]) == []
+
+
+# -- issue 23, parts 2-4 (ids 450-479 / 850-879) --------------------------------------
+
+
+def test_issue23_numpy_loss_target_is_host_escape_in_eager_and_graph(run_script):
+    """A NumPy loss hands `tape.gradient` a host value: GC105 at the NumPy call, never the
+    internal `'numpy.float32' object has no attribute '_id'`; also under tf.function (it
+    fails while tracing) and as a `float(...)` target."""
+    body = """\
+        import numpy as np
+        import tensorflow as tf
+
+        model = tf.keras.Sequential([tf.keras.Input((4,)), tf.keras.layers.Dense(1)])
+        x = np.random.rand(8, 4).astype("float32")
+        y = np.random.rand(8, 1).astype("float32")
+        {decorator}
+        def step():
+            with tf.GradientTape() as tape:
+                pred = model(x)
+                loss = {loss}
+            return tape.gradient(loss, model.trainable_variables)
+        step()
+        """
+    for n, (decorator, loss, call) in enumerate(
+        (
+            ("", "np.mean(np.abs(pred - y))", "np.mean"),
+            ("", "tf.convert_to_tensor(np.mean(np.abs(pred - y)))", "np.mean"),
+            ("", "float(tf.reduce_mean(pred - y)) * 2.0", "float"),
+            ("@tf.function", "np.mean(np.abs(pred - y))", "np.mean"),
+        )
+    ):
+        source = textwrap.dedent(body).format(decorator=decorator, loss=loss)
+        result = run_script(source, name=f"numpy_loss_{n}.py")
+        assert result.error is None, (loss, result.error)
+        (finding,) = result.findings
+        assert (finding.code, finding.line, finding.call) == ("GC105", 11, call), (decorator, loss, finding)
+        assert finding.variables == ["sequential/dense/bias", "sequential/dense/kernel"]
+
+
+def test_issue23_numpy_metric_beside_tensor_loss_is_clean(run_script):
+    source = textwrap.dedent(
+        """\
+        import numpy as np
+        import tensorflow as tf
+
+        model = tf.keras.Sequential([tf.keras.Input((4,)), tf.keras.layers.Dense(1)])
+        x = np.random.rand(8, 4).astype("float32")
+        y = np.random.rand(8, 1).astype("float32")
+        with tf.GradientTape() as tape:
+            pred = model(x)
+            mae = np.mean(np.abs(pred - y))
+            loss = tf.reduce_mean(tf.abs(pred - y))
+        grads = tape.gradient(loss, model.trainable_variables)
+        assert all(g is not None for g in grads), mae
+        """
+    )
+    result = run_script(source, name="numpy_metric.py")
+    assert result.error is None and result.findings == []
+
+
+def test_issue23_environment_set_by_the_script_is_seen_by_tensorflow(tmp_path):
+    """TF_USE_LEGACY_KERAS set by the script before its own `import tensorflow`: under
+    gradcheck tf.keras is tf_keras, as under python (TensorFlow is imported by the script)."""
+    pytest.importorskip("tf_keras")
+    script = tmp_path / "legacy.py"
+    script.write_text(
+        textwrap.dedent(
+            """\
+            import os
+            import sys
+
+            os.environ["TF_USE_LEGACY_KERAS"] = "1"
+            import tensorflow as tf
+            import tf_keras
+
+            assert tf.keras is tf_keras or tf.keras.__name__.startswith("tf_keras"), tf.keras
+            assert sys.path[0] == os.path.dirname(os.path.abspath(__file__))
+            assert os.getcwd() not in sys.path[1:] or os.path.dirname(os.path.abspath(__file__)) == os.getcwd()
+            model = tf.keras.Sequential([tf.keras.layers.Dense(1, input_shape=(3,))])
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_sum(tf.round(model(tf.ones((2, 3)))))
+            tape.gradient(loss, model.trainable_variables)
+            """
+        ),
+        encoding="utf-8",
+    )
+    proc = run_cli("--format", "json", str(script), cwd=tmp_path)
+    assert '"GC102"' in proc.stdout, proc.stdout + proc.stderr
+    assert '"dense/kernel"' in proc.stdout  # tf_keras's names, not Keras 3's "sequential/dense/kernel"
+
+
+def test_issue23_variable_read_in_dataset_map_is_outside_tape(run_script):
+    source = textwrap.dedent(
+        """\
+        import numpy as np
+        import tensorflow as tf
+
+        scale = tf.Variable(tf.ones([4]), name="scale")
+        w = tf.Variable(tf.ones([4, 1]), name="w")
+
+
+        def preprocess(x):
+            return x * scale
+
+        data = tf.data.Dataset.from_tensor_slices(np.random.rand(8, 4).astype("float32")).map(preprocess).batch(4)
+        for x in data:
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_sum(x @ w)
+            tape.gradient(loss, [scale, w])
+        """
+    )
+    (finding,) = run_script(source, name="pipeline.py").findings
+    assert (finding.code, finding.line, finding.variables) == ("GC109", 9, ["scale"])
+
+
+def test_issue23_escape_for_sampling_or_logging_is_not_blamed(run_script):
+    """A `.numpy()` whose tensor goes on into the loss (sampling an action), or that is only
+    printed, is not why another source gets None: that is GC108."""
+    source = textwrap.dedent(
+        """\
+        import numpy as np
+        import tensorflow as tf
+
+        w = tf.Variable(tf.ones([3, 2]), name="w")
+        unused = tf.Variable(tf.ones([2]), name="unused")
+        x = tf.ones([1, 3])
+        with tf.GradientTape() as tape:
+            print("unused", unused.numpy().mean())
+            probs = tf.nn.softmax(x @ w + unused)
+            action = np.random.choice(2, p=probs.numpy()[0] / probs.numpy()[0].sum())
+            loss = -tf.math.log(probs[0, action]) * np.float32(np.random.rand())
+            other = tf.reduce_sum(x @ w)
+        tape.gradient(other, [w, unused])
+        """
+    )
+    (finding,) = run_script(source, name="sampling.py").findings
+    assert (finding.code, finding.variables) == ("GC108", ["unused"])
+
+
+def test_issue23_predict_on_a_tape_tensor_starves_the_upstream_model_too(run_script):
+    source = textwrap.dedent(
+        """\
+        import keras
+        import numpy as np
+        import tensorflow as tf
+
+        enc = keras.Sequential([keras.Input((3,)), keras.layers.Dense(4)], name="enc")
+        head = keras.Sequential([keras.Input((4,)), keras.layers.Dense(1)], name="head")
+        x = np.random.rand(8, 3).astype("float32")
+        with tf.GradientTape() as tape:
+            pred = head.predict(enc(x), verbose=0)
+            loss = tf.reduce_mean(tf.square(pred - 1.0))
+        tape.gradient(loss, enc.trainable_variables + head.trainable_variables)
+        """
+    )
+    (finding,) = run_script(source, name="predict_chain.py").findings
+    assert (finding.code, finding.line) == ("GC105", 9)
+    assert finding.variables == ["enc/dense/bias", "enc/dense/kernel", "head/dense_1/bias", "head/dense_1/kernel"]
+
+
+def test_issue23_a_later_fit_is_checked_after_a_clean_first_fit(run_script):
+    """A fit whose checked step is clean returns (as EarlyStopping would) and the program
+    goes on: a later training loop's bug is found, not hidden behind the first one."""
+    source = textwrap.dedent(
+        """\
+        import keras
+        import numpy as np
+        import tensorflow as tf
+
+        x = np.random.rand(32, 3).astype("float32")
+        y = np.random.rand(32, 1).astype("float32")
+        first = keras.Sequential([keras.Input((3,)), keras.layers.Dense(1)], name="first")
+        first.compile(optimizer="sgd", loss="mse")
+        first.fit(x, y, epochs=2, batch_size=8, verbose=0)
+
+
+        class Second(keras.Model):
+            def __init__(self):
+                super().__init__()
+                self.dense = keras.layers.Dense(1)
+
+            def call(self, x):
+                return self.dense(x)
+
+            def train_step(self, data):
+                x, y = data
+                with tf.GradientTape() as tape:
+                    loss = tf.reduce_mean(tf.square(tf.round(self(x)) - y))
+                self.optimizer.apply(tape.gradient(loss, self.trainable_variables), self.trainable_variables)
+                return {"loss": loss}
+
+
+        second = Second()
+        second.compile(optimizer="sgd")
+        second.fit(x, y, epochs=2, batch_size=8, verbose=0)
+        """
+    )
+    result = run_script(source, name="two_fits.py")
+    assert result.error is None
+    assert [(f.code, f.line) for f in result.findings] == [("GC102", 23)]

@@ -25,6 +25,7 @@ from gradcheck.trace.diagnose.context import (
 from gradcheck.trace.diagnose.cut_findings import cut_finding, target_outside_findings
 from gradcheck.trace.diagnose.cuts import BLOCK, Cut, find_cuts
 from gradcheck.trace.diagnose.describe import make, merge
+from gradcheck.trace.diagnose.escape import escaped_target_findings
 from gradcheck.trace.diagnose.unreached import unreached_findings
 from gradcheck.trace.record import _tf
 from gradcheck.trace.record.call import GradientCall
@@ -136,6 +137,9 @@ def _diagnose(ctx: Context, starved: list[Source]) -> list[Finding]:
     if rest:
         if ctx.eager:
             recover_hidden_reads(ctx, [s for s in rest if s.is_variable and s.key is not None])
+        escaped = escaped_target_findings(ctx, rest)
+        if escaped is not None:  # the loss itself left TensorFlow: that is every source's cause
+            return merge(findings + escaped)
         by_key = {s.key: s for s in rest if s.key is not None}
         unkeyed = [s for s in rest if s.key is None]
         result = find_cuts(ctx.flow, ctx.target_keys, by_key, _live_fn(ctx), on_tape)

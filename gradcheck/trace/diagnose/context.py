@@ -92,6 +92,19 @@ class Context:
             return frames.site_location(layer)
         return self.frame_location(found[0], call_hints(op.type)) if found else None
 
+    def cut_location(self, op_index: int) -> Location | None:
+        """Where a cut op came from (``op_location``), or, for an operation a Keras
+        functional model runs (its only user frame the model's call), where the user wrote
+        it in the model's definition (``_defined_in_model``)."""
+        found = self.op_frames(op_index)
+        op = self.flow.ops[op_index]
+        layer = getattr(op.site, "_gc_layer_site", None) if not isinstance(op.site, tuple) else None
+        if found and layer is None:
+            defined = _defined_in_model(found[0], call_hints(op.type))
+            if defined is not None:
+                return defined
+        return self.op_location(op_index)
+
     def frame_location(self, frame: frames.UserFrame, hints: tuple[str, ...] = ()) -> Location:
         """A frame's span: exact in eager mode (Python 3.11+); else from the line's AST (graph
         tracebacks carry lines only), preferring a call named in ``hints`` (the op's own)."""
@@ -224,3 +237,58 @@ def key_of(ctx: Context, tensor):
     # not captured: the graph never reads it, but an eager computation it fed may be
     ident = getattr(tensor, "_id", None)
     return graph_mode.eager_key(ident) if ident is not None else None
+
+
+def _defined_in_model(frame: frames.UserFrame, hints: tuple[str, ...]) -> Location | None:
+    """An op a Keras functional model runs for an operation the user wrote when defining it
+    (``features = keras.ops.stop_gradient(h)`` before ``keras.Model(inputs, outputs)``): its
+    only user frame is the model's call (``model(x)``), which names no such op. Then the
+    one call in the file that names the op, made at module level or in a function other
+    than the frame's: where the user wrote it. None when the frame's line names the op
+    itself, or the file has no such call or more than one."""
+    import ast
+
+    if not hints or not frame.path or frame.path.startswith("<"):
+        return None
+    tree = _parsed(frame.path)
+    if tree is None:
+        return None
+    calls = [
+        n
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Call) and _callee_name(n.func) in hints and not isinstance(n.func, ast.Name)
+    ]
+    if any(n.lineno <= frame.line <= (n.end_lineno or n.lineno) for n in calls) or len(calls) != 1:
+        return None
+    (call,) = calls
+    return Location(frame.path, call.lineno, call.col_offset + 1, call.end_lineno, (call.end_col_offset or 0) + 1)
+
+
+def _callee_name(func) -> str:
+    import ast
+
+    if isinstance(func, ast.Attribute):
+        return func.attr.lower()
+    return func.id.lower() if isinstance(func, ast.Name) else ""
+
+
+_PARSED: dict[tuple, object] = {}
+
+
+def _parsed(path: str):
+    """The file's AST, cached while the file is unchanged."""
+    import ast
+    import os
+
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return None
+    key = (path, stat.st_mtime_ns, stat.st_size)
+    if key not in _PARSED:
+        try:
+            with open(path, encoding="utf-8") as fh:
+                _PARSED[key] = ast.parse(fh.read())
+        except (OSError, SyntaxError, ValueError):
+            _PARSED[key] = None
+    return _PARSED[key]

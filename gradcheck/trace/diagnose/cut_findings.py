@@ -46,7 +46,7 @@ def cut_finding(ctx: Context, cut: Cut, sources: list[Source], code: str | None 
     elif cut.op >= 0 and cut.kind == OUTSIDE:
         location = _outside_location(ctx, cut)
     elif cut.op >= 0:
-        location = ctx.op_location(cut.op)
+        location = ctx.cut_location(cut.op)
     location = location or ctx.call_location or Location("<unknown>", 1)
     expr = sourcemap.expression_at(
         location.path,

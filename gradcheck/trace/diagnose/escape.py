@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from gradcheck.findings import Finding
+from gradcheck.trace.diagnose.context import Context, Source
 from gradcheck.trace.diagnose.describe import make
 from gradcheck.trace.record import _tf, frames
 from gradcheck.trace.record.frames import Location
@@ -41,8 +42,54 @@ def graph_escape_finding(session, error: BaseException) -> Finding | None:
     if frame_location is None:
         return None
     names = _variables_upstream(session, tensor) if tensor is not None else []
+    if not names:
+        # a NumPy ufunc (``np.abs(t)``) fails inside NumPy, naming no tensor: the symbolic
+        # tensors in the user's frame (autograph's copy keeps the names) say what escaped
+        names = _variables_in_user_frames(session, error)
+    frame_location = _host_call_within(frame_location) or frame_location
     note = f"in graph mode (tf.function / model.fit) this fails while tracing: {text.splitlines()[0]}"
     return make(None, "GC105", frame_location, names, notes=[note])
+
+
+def _variables_in_user_frames(session, error: BaseException) -> list[str]:
+    """The variables upstream of the symbolic tensors held by the innermost user frame of
+    ``error``'s traceback (autograph's generated copy counts as the user's)."""
+    frame, tb = None, error.__traceback__
+    while tb is not None:
+        name = tb.tb_frame.f_code.co_filename
+        if frames.is_user_file(name) or "__autograph_generated" in name:
+            frame = tb.tb_frame
+        tb = tb.tb_next
+    if frame is None:
+        return []
+    names: set[str] = set()
+    for value in list(frame.f_locals.values()):
+        if _tf.is_tensor(value) and getattr(value, "graph", None) is not None and not _tf.is_variable(value):
+            try:
+                names.update(_variables_upstream(session, value))
+            except (AttributeError, ValueError, TypeError):
+                continue
+    return sorted(names)
+
+
+def _host_call_within(location: Location) -> Location | None:
+    """The outermost host call (``np.mean(...)``, ``float(...)``) starting on the location's
+    line and inside its span: a statement's span from a traceback narrowed to the escape."""
+    best = None
+    for node in _calls_on_line(location.path, location.line):
+        start, end, host = node
+        if not host:
+            continue
+        if location.column is not None and start < (location.line, location.column):
+            continue
+        if location.end_column is not None and end > (location.end_line or location.line, location.end_column):
+            continue
+        if best is None or (start <= best[0] and end >= best[1]):
+            best = (start, end)
+    if best is None:
+        return None
+    (line, col), (end_line, end_col) = best
+    return Location(location.path, line, col, end_line, end_col)
 
 
 def _location_from_message(text: str) -> Location | None:
@@ -70,3 +117,166 @@ def _variables_upstream(session, tensor) -> list[str]:
                 names.add(by_handle[id(external)])
         stack.extend(t.op for t in op.inputs)
     return sorted(names)
+
+
+# -- a target that is a host value, or a constant made from one (eager) -----------------
+
+
+def host_target(targets: list) -> bool:
+    """Whether a target handed to ``tape.gradient`` is a host value (a NumPy scalar or
+    array, a Python number): what a loss written with NumPy (``np.mean(np.abs(p - y))``)
+    hands over. TensorFlow itself fails on it (``'numpy.float32' object has no attribute
+    '_id'``)."""
+    import numpy as np
+
+    return any(
+        isinstance(t, (np.ndarray, np.generic, float, int)) and not _tf.is_tensor(t) and not _tf.is_variable(t)
+        for t in targets
+    )
+
+
+def escaped_target_findings(ctx: Context, sources: list[Source]) -> list[Finding] | None:
+    """Eager: the target is a host value, or a constant with no producer on the tape (a
+    NumPy loss put back with ``tf.convert_to_tensor``): the loss left TensorFlow, whatever
+    else is true of the sources (GC105). Pointed at the escape when a hook saw it
+    (``.numpy()``, ``np.mean(t)``), else at the host call around the last value made from
+    the sources on the tape whose result nothing on the tape used: a NumPy ufunc
+    (``np.abs(t)``) reads a tensor through the buffer protocol, which nothing can hook.
+    None when the target is a tensor computed on the tape (the usual walk decides)."""
+    if not ctx.eager or not sources:
+        return None
+    flow = ctx.flow
+    targets = ctx.flat_targets
+    host = host_target(targets)
+    constant = not host and all(
+        _tf.is_tensor(t) and getattr(t, "_id", None) is not None and t._id not in flow.producer for t in targets
+    )
+    if not (host or constant):
+        return None
+    keys = [s.key for s in sources if s.key is not None]
+    if constant and any(getattr(t, "_id", None) in keys for t in targets):
+        return None  # the target is a source itself
+    reach = flow.forward_cone(keys) if keys else set()
+    noted = _noted_escape(ctx, keys, reach)
+    location = (_host_call_within(noted) or noted) if noted is not None else _dead_end_host_call(ctx, reach)
+    if location is None:
+        return None  # nothing made from the sources on the tape: computed elsewhere (GC109 ...)
+    kind = type(targets[0]).__name__ if host else "a constant tensor"
+    what = f"a `{kind}`, not a tensor" if host else "a constant tensor with no history on the tape"
+    note = f"the target handed to `tape.gradient` is {what}: the loss was computed outside TensorFlow"
+    return [make(ctx, "GC105", location, [s.name for s in sources], notes=[note])]
+
+
+def _noted_escape(ctx: Context, keys: list, reach: set[int]) -> Location | None:
+    """The latest escape the hooks noted, while this tape recorded, of a source or a value
+    made from one."""
+    escapes = ctx.session.recorder.escapes
+    found = [e for k in keys for e in escapes.get(k, ())]
+    for i in reach:
+        for k in ctx.flow.ops[i].outputs:
+            found.extend(escapes.get(k, ()))
+    inside = [e for e in found if e[0] >= ctx.state.start_seq]
+    inside = [e for e in inside if not is_log_line(frames.site_location(e[1]))]
+    if not inside:
+        return None
+    return frames.site_location(max(inside, key=lambda e: e[0])[1])
+
+
+def _dead_end_host_call(ctx: Context, reach: set[int]) -> Location | None:
+    """The host call (``np.mean(...)``, ``float(...)``) around the last recorded op made
+    from the sources whose outputs no recorded op consumes; that op's span if there is none."""
+    flow = ctx.flow
+    consumed = {k for op in flow.ops if op.recorded for k in op.inputs}
+    ends = [i for i in sorted(reach) if flow.ops[i].recorded and not any(k in consumed for k in flow.ops[i].outputs)]
+    for i in reversed(ends):
+        location = ctx.op_location(i)
+        if location is None:
+            continue
+        return _host_call_around(location) or location
+    return None
+
+
+_HOST_ROOTS = ("np", "numpy", "onp", "jnp", "scipy", "math", "statistics")
+_HOST_BUILTINS = ("float", "int", "bool", "sum", "abs", "round")
+
+
+def _host_call_around(location: Location) -> Location | None:
+    """The outermost call on the op's line that encloses it and runs on the host: a NumPy
+    function (``np.mean(np.abs(p - y))``) or ``float(...)``."""
+    column = location.column or 1  # bytes, as ast's offsets
+    best = None
+    for start, end, host in _calls_on_line(location.path, location.line):
+        if host and start <= (location.line, column) <= end and (best is None or (start <= best[0] and end >= best[1])):
+            best = (start, end)
+    if best is None:
+        return None
+    (line, col), (end_line, end_col) = best
+    return Location(location.path, line, col, end_line, end_col)
+
+
+def _calls_on_line(path: str, line: int) -> list[tuple[tuple[int, int], tuple[int, int], bool]]:
+    """(start, end, runs on the host) of each call whose span covers ``line``, 1-based byte
+    columns as ast gives them."""
+    import ast
+
+    tree = _parsed(path)
+    out = []
+    for node in ast.walk(tree) if tree is not None else ():
+        if not isinstance(node, ast.Call) or node.lineno > line or (node.end_lineno or 0) < line:
+            continue
+        callee = ast.unparse(node.func)
+        host = callee.split(".", 1)[0] in _HOST_ROOTS or callee in _HOST_BUILTINS
+        start = (node.lineno, node.col_offset + 1)
+        end = (node.end_lineno or node.lineno, (node.end_col_offset or 0) + 1)
+        out.append((start, end, host))
+    return out
+
+
+_PARSED: dict[tuple, object] = {}
+
+
+def _parsed(path: str):
+    """The file's AST, cached while the file is unchanged."""
+    import ast
+    import os
+
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return None
+    key = (path, stat.st_mtime_ns, stat.st_size)
+    if key not in _PARSED:
+        try:
+            with open(path, encoding="utf-8") as fh:
+                _PARSED[key] = ast.parse(fh.read())
+        except (OSError, SyntaxError, ValueError):
+            _PARSED[key] = None
+    return _PARSED[key]
+
+
+#: Calls whose result is thrown away after showing it: an escape inside one is a log line.
+_LOG_CALLS = frozenset(
+    {"print", "pprint", "info", "debug", "warning", "warn", "log", "write", "add_scalar", "scalar"}
+    | {"set_postfix", "set_description", "echo", "display"}
+)
+
+
+def is_log_line(location: Location | None) -> bool:
+    """Whether the escape at ``location`` is inside a statement that only shows a value
+    (``print(t.numpy())``, ``logger.info(...)``, ``writer.add_scalar(...)``): its host copy
+    goes nowhere, so it cannot be what the loss lost."""
+    import ast
+
+    if location is None:
+        return False
+    tree = _parsed(location.path)
+    if tree is None:
+        return False
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Expr) or not isinstance(node.value, ast.Call):
+            continue
+        if not (node.lineno <= location.line <= (node.end_lineno or node.lineno)):
+            continue
+        name = ast.unparse(node.value.func).rsplit(".", 1)[-1]
+        return name in _LOG_CALLS
+    return False

@@ -11,6 +11,7 @@ from gradcheck.trace.diagnose.context import Context, Source
 from gradcheck.trace.diagnose.cut_findings import cut_finding
 from gradcheck.trace.diagnose.cuts import BOUNDARY, Cut
 from gradcheck.trace.diagnose.describe import make, op_label
+from gradcheck.trace.diagnose.escape import is_log_line
 from gradcheck.trace.record import _tf, frames
 from gradcheck.trace.record.dataflow import TAG_FUNCTION
 from gradcheck.trace.record.frames import Location
@@ -34,6 +35,10 @@ def unreached_findings(ctx: Context, sources: list[Source]) -> list[Finding]:
         if host is not None:
             findings.append(_host_function_finding(ctx, source, host))
             continue
+        piped = _pipeline_read(ctx, source)
+        if piped is not None:
+            findings.append(piped)
+            continue
         origin = ctx.session.variable_origin(source.value) if source.is_variable else None
         by_value = next((i for i, graph in called if origin is not None and origin.created_in(graph)), None)
         if by_value is not None:
@@ -41,6 +46,23 @@ def unreached_findings(ctx: Context, sources: list[Source]) -> list[Finding]:
             continue
         findings.append(_unused_finding(ctx, source, reach))
     return findings
+
+
+def _pipeline_read(ctx: Context, source: Source) -> Finding | None:
+    """A variable read only inside a ``tf.data`` function (``dataset.map(f)``): the
+    pipeline computed with it outside any tape (GC109, at the read in ``f``)."""
+    if not source.is_variable:
+        return None
+    reads = ctx.session.__dict__.get("pipeline_reads") or {}
+    location = reads.get(id(_tf.handle_of(source.value)))
+    if location is None:
+        return None
+    finding = _located(ctx, "GC109", [source], location)
+    finding.notes.append(
+        f"{source.name} is read inside a tf.data function (dataset.map/filter), which runs in the input "
+        "pipeline: no tape records it, and the batches reach the tape as constants"
+    )
+    return finding
 
 
 def _captured_finding(ctx: Context, source: Source, origin, op_index: int) -> Finding:
@@ -76,10 +98,86 @@ def _escape_site(ctx: Context, source: Source, reach: set[int]):
         for key in ctx.flow.ops[i].outputs:
             found.extend((seq, site, code, key) for seq, site, code in escapes.get(key, ()))
     if not found:
+        # the value went into a resource and left from there: ``model.predict(t)`` builds a
+        # dataset from ``t``, ``MakeIterator`` writes it into an iterator, and the predict
+        # function reads the iterator and hands NumPy back (``.numpy()`` on its outputs)
+        for i in _through_resources(ctx.flow, reach):
+            for key in ctx.flow.ops[i].outputs:
+                found.extend((seq, site, code, key) for seq, site, code in escapes.get(key, ()))
+    # An escape is the cause only if what left came back into this loss: a tensor made on
+    # the host after it (a constant, NumPy's result) that an op on the way to the target
+    # consumes. A `.numpy()` to sample an action, or for a log line, explains nothing here.
+    data, anyhow = _returned_after(ctx)
+    # a float that left comes back as data; an integer (an argmax padded with NumPy) as indices
+    # and the tensor itself went nowhere on the tape (a sampled action's probabilities go on
+    # into the log-probability: their `.numpy()` only picked the action)
+    flow = ctx.flow
+    found = [
+        e
+        for e in found
+        if _key_after(data if flow.is_differentiable(e[3]) else anyhow, e[3])
+        and _dead_end(flow, e[3])
+        and not is_log_line(frames.site_location(e[1]))
+    ]
+    if not found:
         return None
     inside = [e for e in found if e[0] >= ctx.state.start_seq]
     _, site, code, key = max(inside or found, key=lambda e: e[0])
     return site, key, code
+
+
+def _returned_after(ctx: Context) -> tuple[list[int], list[int]]:
+    """Eager keys of the tensors with no producer (host values brought in) that ops on the
+    way to the target consume, sorted: those consumed as data (not an axis, not indices),
+    and all. Eager tensor ids grow with creation, so one made after an escaped tensor has
+    a larger key. Sources and watched tensors are not returns."""
+    flow = ctx.flow
+    if "returned" in ctx.call.memo:
+        return ctx.call.memo["returned"]
+    own = {s.key for s in ctx.sources} | {getattr(t, "_id", None) for t in ctx.state.watched}
+    data, anyhow = set(), set()
+    for i in flow.backward_cone(ctx.target_keys):
+        op = flow.ops[i]
+        for k in op.inputs:
+            if k not in flow.producer and k not in own and isinstance(k, int):
+                anyhow.add(k)
+                if k in op.data and flow.is_differentiable(k):
+                    data.add(k)
+    for t in ctx.flat_targets:  # a constant target is itself what came back
+        k = getattr(t, "_id", None)
+        if isinstance(k, int) and k not in flow.producer:
+            data.add(k)
+            anyhow.add(k)
+    ctx.call.memo["returned"] = out = (sorted(data), sorted(anyhow))
+    return out
+
+
+def _dead_end(flow, key) -> bool:
+    """No op recorded on the tape consumes ``key``."""
+    return not any(flow.ops[j].recorded for j in flow.consumers.get(key, ()))
+
+
+def _key_after(returned: list[int], key) -> bool:
+    return isinstance(key, int) and bool(returned) and returned[-1] > key
+
+
+def _through_resources(flow, reach: set[int]) -> set[int]:
+    """The ops that depend on ``reach`` through a resource written from it: an op of
+    ``reach`` takes a resource it did not make (an iterator, a queue), and later ops read
+    that resource. Only consumers after the write (index order is execution order)."""
+    extra: set[int] = set()
+    for i in sorted(reach):
+        op = flow.ops[i]
+        if op.outputs and any(k in flow.consumers for k in op.outputs):
+            continue  # the value goes on through its outputs: followed already
+        for key in op.inputs:
+            if key not in flow.resources or flow.producer.get(key) in reach:
+                continue
+            later = [j for j in flow.consumers.get(key, ()) if j > i and j not in reach]
+            for j in later:
+                extra.add(j)
+                extra |= flow.forward_cone(flow.ops[j].outputs)
+    return extra
 
 
 def _host_function_reading(ctx: Context, source: Source, cone: set[int]) -> int | None:

@@ -375,3 +375,13 @@ def _filled(cell) -> bool:
     except ValueError:
         return False
     return True
+
+
+def dataset_function_class():
+    """The class ``tf.data`` wraps every user function in (``map``, ``filter``,
+    ``flat_map`` ...); its ``function.graph`` is the traced FuncGraph. None if moved."""
+    try:
+        from tensorflow.python.data.ops import structured_function
+    except ImportError:  # pragma: no cover - moved in another release
+        return None
+    return getattr(structured_function, "StructuredFunctionWrapper", None)

@@ -139,3 +139,22 @@ def build_flow(graph, windows: list[tuple[int, int]], upto: int, recorder=None) 
             nondata=_tf.nondata_inputs(op.type, len(op.inputs)),
         )
     return flow, tensors
+
+
+def note_pipeline_reads(reads: dict, graph, handles: dict[int, str]) -> None:
+    """A ``tf.data`` function's graph (``dataset.map(f)``) that captures variables: for
+    each captured handle of a known variable (``handles``: id(handle) -> name), the
+    user's line of its first use inside ``f``, kept in ``reads`` (id(handle) -> Location).
+    The function runs in the input pipeline, where no tape records (GC109)."""
+    from gradcheck.trace.record import frames
+
+    for external, internal in getattr(graph, "captures", ()):
+        ident = id(external)
+        if ident not in handles or ident in reads:
+            continue
+        for op in graph.get_operations():
+            if any(t is internal for t in op.inputs):
+                location = frames.stack_user_location(op.traceback)
+                if location is not None:
+                    reads[ident] = location
+                    break

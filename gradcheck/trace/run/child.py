@@ -9,6 +9,7 @@ owns stdout and stderr; the parent captures them.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import sys
@@ -47,6 +48,19 @@ def _answer_where(path: str) -> None:
         signal.signal(signal.SIGUSR1, handler)
 
 
+def _drop_working_directory_from_path() -> None:
+    """``python -m`` put the working directory first on ``sys.path``; ``python script.py``
+    puts the script's directory there instead (the runner does), and the working directory
+    nowhere. Dropped unless gradcheck itself is only importable from there (a checkout run
+    without installing), so a module beside the user's cwd resolves as under python."""
+    if not sys.path or os.path.abspath(sys.path[0] or ".") != os.getcwd():
+        return
+    package_root = os.path.dirname(os.path.dirname(os.path.abspath(__file__ + "/../..")))
+    if os.path.abspath(package_root) == os.getcwd():
+        return
+    del sys.path[0]
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="gradcheck-child")
     parser.add_argument("--result", required=True)
@@ -60,14 +74,18 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("script_args", nargs="*", help="the script's own arguments (sys.argv[1:])")
     args = parser.parse_args(argv)
     _answer_where(f"{args.result}.where")
+    _drop_working_directory_from_path()
 
     from gradcheck.findings import ERROR, CheckError, FileResult
 
     shown = args.display_path or args.path
-    try:
-        import tensorflow  # noqa: F401
-    except Exception as error:  # noqa: BLE001 - any failure to import is the same verdict
-        reason = f"TensorFlow cannot be imported in {sys.executable} ({type(error).__name__}: {error})"
+    # TensorFlow is not imported here: the script imports it, after setting the environment
+    # it sets for itself (``TF_USE_LEGACY_KERAS``, ``KERAS_BACKEND`` ...), and the hooks go in
+    # then (``runner``/``lazy``). A TensorFlow that is found but fails to import is GC904 too.
+    if importlib.util.find_spec("tensorflow") is None:
+        reason = (
+            f"TensorFlow cannot be imported in {sys.executable} (ModuleNotFoundError: No module named 'tensorflow')"
+        )
         _write(args.result, FileResult(shown, ERROR, CheckError("GC904", reason)))
         os._exit(0)
 

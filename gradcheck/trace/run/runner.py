@@ -14,14 +14,19 @@ import runpy
 import sys
 import traceback
 from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING
 
 from gradcheck import notebook
 from gradcheck.findings import ERROR, CheckError, FileResult
-from gradcheck.trace.capture.hooks import tracing
-from gradcheck.trace.capture.session import Session
-from gradcheck.trace.record import frames
-from gradcheck.trace.record.errors import StopCheck
-from gradcheck.trace.values import custom_check
+from gradcheck.trace.record import frames  # imports no TensorFlow
+from gradcheck.trace.record.errors import StopCheck  # imports no TensorFlow
+from gradcheck.trace.run.lazy import TensorFlowImportHook
+
+if TYPE_CHECKING:
+    from gradcheck.trace.capture.session import Session
+
+# Nothing here imports TensorFlow: the script does, itself (see ``lazy``), after setting
+# whatever environment it sets for itself; the hooks go in when it has.
 
 
 def run_file(
@@ -46,74 +51,174 @@ def run_file(
     abspath = os.path.abspath(path)
 
     def progress(_new) -> None:
-        if on_progress is not None:
-            partial = FileResult(shown, steps_checked=session.steps_checked)
-            partial.findings = _relative(list(session.findings), abspath, shown)
+        if on_progress is not None and tracer.session is not None:
+            partial = FileResult(shown, steps_checked=tracer.session.steps_checked)
+            partial.findings = _relative(list(tracer.session.findings), abspath, shown)
             on_progress(partial)
 
-    session = Session(
-        steps=steps,
-        allow_none=allow_none,
-        skip_updates=True,
-        on_findings=progress,
-        check_mode=True,
-        want_graph=want_graph,
+    tracer = _Tracer(
+        dict(
+            steps=steps,
+            allow_none=allow_none,
+            skip_updates=True,
+            on_findings=progress,
+            check_mode=True,
+            want_graph=want_graph,
+        ),
+        check_custom_gradients=check_custom_gradients,
     )
     saved_argv, saved_path = sys.argv[:], sys.path[:]
     sys.argv = [path, *list(argv or [])]
     sys.path.insert(0, os.path.dirname(abspath))
     main_module = sys.modules.get("__main__")
-    _import_legacy_keras(abspath)
+    hook = TensorFlowImportHook(tracer.ready)
     try:
-        with tracing(session):
-            custom_check.configure(session, check_custom_gradients=check_custom_gradients)  # GC301 is opt-in
-            if function is None and notebook.is_notebook(abspath):
-                _run_notebook(abspath)
-            elif function is None:
-                runpy.run_path(abspath, run_name="__main__")
-            else:
-                _run_function(abspath, function, session)
+        if "tensorflow" in sys.modules:  # the Python API or a test: TensorFlow is already there
+            tracer.ready("tensorflow")
+        hook.install()
+        if function is None and notebook.is_notebook(abspath):
+            _run_notebook(abspath)
+        elif function is None:
+            runpy.run_path(abspath, run_name="__main__")
+        else:
+            _run_function(abspath, function)
     except StopCheck:
         pass
     except SystemExit as exit_:
-        if not session.gradient_calls:
+        if not tracer.gradient_calls:
             result.error = _exit_reason(exit_, abspath)
     except KeyboardInterrupt:
         raise
     except BaseException as error:  # noqa: BLE001 - every failure becomes a one-line reason
-        _script_failed(result, session, error, abspath, shown)
+        if tracer.continued and not tracer.session.findings:
+            pass  # after a fit that ended at its checked steps: the program was checked already
+        elif hook.failed is not None:
+            result.error = _tensorflow_missing(hook.failed)
+        else:
+            _script_failed(result, tracer, error, abspath, shown)
         if show_traceback and result.error is not None:
             traceback.print_exception(error, file=sys.stderr)  # `gradcheck -v` shows it
     finally:
+        hook.remove()
+        tracer.stop()
         sys.argv, sys.path[:] = saved_argv, saved_path
         if main_module is not None:
             sys.modules["__main__"] = main_module
-    result.findings = _relative(session.findings + result.findings, abspath, shown)
-    result.steps_checked = session.steps_checked
-    if result.error is None and not session.gradient_calls and not result.findings:
+    session = tracer.session
+    found = list(session.findings) if session is not None else []
+    result.findings = _relative(found + result.findings, abspath, shown)
+    result.steps_checked = session.steps_checked if session is not None else 0
+    if result.error is None and not tracer.gradient_calls and not result.findings:
         result.error = CheckError("GC902", _no_gradient_message(abspath, function))
-    if session.internal_errors and result.error is None and not result.findings:
+    if session is not None and session.internal_errors and result.error is None and not result.findings:
         result.error = CheckError("GC901", session.internal_errors[0])
     if result.error is not None:
         result.status = ERROR
     return result
 
 
-def _import_legacy_keras(abspath: str) -> None:
-    """A script that imports ``tf_keras`` itself (not through ``TF_USE_LEGACY_KERAS=1``):
-    import it before the hooks go in, so its optimizers are patched to skip updates too."""
-    if "tf_keras" in sys.modules:
-        return
-    try:
-        with open(abspath, encoding="utf-8", errors="replace") as fh:
-            mentions = "tf_keras" in fh.read()
-    except OSError:
-        return
-    if mentions:
+class _Tracer:
+    """The session, made and activated when the script's own import of TensorFlow is done
+    (``lazy.TensorFlowImportHook`` calls ``ready``), and activated again, with tf_keras's
+    classes hooked too, when the script first imports tf_keras later."""
+
+    def __init__(self, options: dict, *, check_custom_gradients: bool) -> None:
+        self.options = options
+        self.check_custom_gradients = check_custom_gradients
+        self.session: Session | None = None
+        self._with_tf_keras = False
+        self._busy = False
+        #: a ``fit`` ended at its checked steps returned and the program went on (``_fit``)
+        self.continued = False
+        self._fit_patches = _NoPatches()
+
+    @property
+    def gradient_calls(self) -> list:
+        return self.session.gradient_calls if self.session is not None else []
+
+    def ready(self, _name: str) -> None:
+        if self._busy:  # an import made while the hooks go in
+            return
+        self._busy = True
         try:
-            import tf_keras  # noqa: F401
-        except Exception:  # noqa: BLE001 - the script's own import will say what is wrong
-            pass
+            self._ready()
+        finally:
+            self._busy = False
+
+    def _ready(self) -> None:
+        from gradcheck.trace.capture import hooks
+        from gradcheck.trace.capture.session import Session
+
+        if self.session is None:
+            self.session = Session(**self.options)
+        elif self._with_tf_keras or "tf_keras" not in sys.modules:
+            return
+        else:
+            hooks.deactivate(self.session)  # installed again below, now over tf_keras's classes too
+        self._with_tf_keras = "tf_keras" in sys.modules
+        hooks.activate(self.session)
+        from gradcheck.trace.values import custom_check
+
+        custom_check.configure(self.session, check_custom_gradients=self.check_custom_gradients)  # GC301 is opt-in
+        self._patch_fit()
+
+    def _patch_fit(self) -> None:
+        """A ``fit`` whose checked steps are done returns, as if training ended (as
+        ``EarlyStopping`` ends it), while nothing was found yet: a program that trains one
+        model before another (a teacher before its distiller, a pretraining run before
+        fine-tuning) gets the later training loop checked too, not only the first one.
+        Once something is found, the program ends there as before."""
+        from gradcheck.trace.capture.patches import Patches
+        from gradcheck.trace.record import _tf
+
+        self._fit_patches.restore()
+        self._fit_patches = Patches()
+        classes = list(_tf.keras_model_classes())
+        if "tf_keras" in sys.modules and not _tf.legacy_keras():
+            try:
+                from tf_keras.src.engine.training import Model as LegacyModel
+
+                classes.append(LegacyModel)
+            except ImportError:  # pragma: no cover - tf_keras moved
+                pass
+        for cls in classes:
+            if "fit" in cls.__dict__:
+                self._fit_patches.set(cls, "fit", self._fit(cls.__dict__["fit"]))
+            elif callable(getattr(cls, "fit", None)):
+                self._fit_patches.set(cls, "fit", self._fit(cls.fit))
+
+    def _fit(self, orig):
+        tracer = self
+
+        def fit(model, *args, **kwargs):
+            try:
+                return orig(model, *args, **kwargs)
+            except StopCheck:
+                session = tracer.session
+                if session is None or session.findings or not session.gradient_calls:
+                    raise
+                tracer.continued = True  # what fails from here on does not change the verdict
+                model.stop_training = True
+                return getattr(model, "history", None)
+
+        fit.__wrapped__ = orig
+        return fit
+
+    def stop(self) -> None:
+        self._fit_patches.restore()
+        if self.session is not None:
+            from gradcheck.trace.capture import hooks
+
+            hooks.deactivate(self.session)
+
+
+class _NoPatches:
+    def restore(self) -> None:
+        pass
+
+
+def _tensorflow_missing(error: BaseException) -> CheckError:
+    return CheckError("GC904", f"TensorFlow cannot be imported in {sys.executable} ({type(error).__name__}: {error})")
 
 
 def _run_notebook(abspath: str) -> None:
@@ -143,7 +248,7 @@ def _run_notebook(abspath: str) -> None:
         os.chdir(cwd)
 
 
-def _run_function(abspath: str, function: str, session: Session) -> None:
+def _run_function(abspath: str, function: str) -> None:
     namespace = runpy.run_path(abspath, run_name="__gradcheck_module__")
     if function not in namespace:
         raise _UsageError(f"{os.path.basename(abspath)} defines no function {function!r}")
@@ -172,17 +277,19 @@ def _is_model(value: object) -> bool:
     return hasattr(value, "train_step") and hasattr(value, "trainable_variables")
 
 
-def _script_failed(result: FileResult, session: Session, error: BaseException, abspath: str, shown: str) -> None:
-    from gradcheck.trace.diagnose.escape import graph_escape_finding
+def _script_failed(result: FileResult, tracer: _Tracer, error: BaseException, abspath: str, shown: str) -> None:
+    session = tracer.session
+    if session is not None:
+        from gradcheck.trace.diagnose.escape import graph_escape_finding
 
-    escape = graph_escape_finding(session, error)
-    if escape is not None:
-        result.findings.append(escape)
-        return
+        escape = graph_escape_finding(session, error)
+        if escape is not None:
+            result.findings.append(escape)
+            return
     if isinstance(error, _UsageError):
         result.error = CheckError("GC901", str(error))
         return
-    if session.gradient_calls and session.findings:
+    if session is not None and session.gradient_calls and session.findings:
         return  # it failed after the checked step; the findings stand
     result.error = CheckError("GC901", one_line_reason(error, {abspath: shown}))
 

@@ -13,6 +13,7 @@ import numpy as np
 from gradcheck.trace.capture.patches import Patches
 from gradcheck.trace.capture.session import Session
 from gradcheck.trace.record import _tf
+from gradcheck.trace.record import graph as graph_mode
 
 #: NumPy's array constructors read an eager tensor through the buffer protocol (no Python
 #: method of the tensor runs, and they do not dispatch on ``__array_function__``).
@@ -24,6 +25,32 @@ def install(session: Session, patches: Patches) -> None:
     _patch_array_function(session, patches)
     _patch_numpy_constructors(session, patches)
     _patch_numpy_function_results(session, patches)
+    _patch_dataset_functions(session, patches)
+
+
+def pipeline_reads(session: Session) -> dict:
+    """id(variable handle) -> the user's line where a ``tf.data`` function reads it."""
+    return session.__dict__.setdefault("pipeline_reads", {})
+
+
+def _patch_dataset_functions(session: Session, patches: Patches) -> None:
+    """Values leaving the tape the other way: a ``tf.data`` function (``dataset.map(f)``)
+    that reads a trained variable runs in the input pipeline, and the batches reach the
+    tape as constants. Note which variables each traced pipeline function captures."""
+    cls = _tf.dataset_function_class()
+    if cls is None:
+        return
+    orig_init = cls.__init__
+
+    def __init__(self, *args, **kwargs):
+        orig_init(self, *args, **kwargs)
+        try:
+            graph = self.function.graph
+            graph_mode.note_pipeline_reads(pipeline_reads(session), graph, session.variables_by_handle())
+        except Exception:  # noqa: BLE001 - noting is best effort; the user's pipeline must not fail
+            pass
+
+    patches.set(cls, "__init__", __init__)
 
 
 def _patch_numpy_method(session: Session, patches: Patches) -> None:

@@ -13,6 +13,7 @@ from functools import cached_property
 from gradcheck import sourcemap
 from gradcheck.trace.capture.patches import Patches
 from gradcheck.trace.capture.session import Session
+from gradcheck.trace.diagnose.escape import host_target
 from gradcheck.trace.record import _tf, frames, registry
 from gradcheck.trace.record import graph as graph_mode
 from gradcheck.trace.record.call import GradientCall
@@ -130,6 +131,18 @@ def _request(session, tape, state, caller, target, sources, output_gradients, co
                 result = compute()
             if eager and not session.recording:
                 _record_gradient_call(session, target, sources, output_gradients, result)
+        except (AttributeError, TypeError, ValueError) as error:
+            if not host_target(call.flat_targets):
+                raise
+            # A loss computed with NumPy (``np.mean(np.abs(p - y))``): TensorFlow fails on the
+            # host value. Every source gets no gradient; the diagnosis says why (GC105).
+            failed = call.with_gradients([None] * len(call.flat_sources))
+            with session.paused():
+                findings = _guard(session, lambda: registry.run("none", failed))
+            session.add_findings(findings)
+            if findings and session.check_mode:
+                raise StopCheck() from error
+            raise
         except LookupError as error:
             failed = replace(call, error=error, memo=call.memo)
             with session.paused():
