@@ -7,7 +7,7 @@
 Benchmarks (each its own script, run here in a fresh process with ``--json``):
 ``trace`` (graph-mode first call, checked vs plain), ``eager`` (custom eager loop,
 checked vs plain), ``verdict`` (``gradcheck examples/dqn_broken.py`` vs importing
-TensorFlow), ``static`` (lines/s vs ``ast.parse`` and pylint), ``scaling`` (the cut walk
+TensorFlow), ``install`` (``gradcheck.install()``'s steady step in ``fit``), ``static`` (lines/s vs ``ast.parse`` and pylint), ``scaling`` (the cut walk
 on synthetic graphs of 1k-100k ops). See benchmarks/README.md and docs/performance.md.
 """
 
@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks._common import BENCH_DIR, PYTHON, fmt_value, machine, run_json
 
-BENCHMARKS = ("trace", "eager", "verdict", "static", "scaling")
+BENCHMARKS = ("trace", "eager", "install", "verdict", "static", "scaling")
 
 
 def command(name: str, smoke: bool, reps: int | None) -> list[str]:

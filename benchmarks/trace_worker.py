@@ -216,7 +216,17 @@ def eager_step(model):
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument(
-        "model", choices=["dqn_broken", "dqn_fixed", "resnet50", "transformer", "eager_mlp", "eager_transformer"]
+        "model",
+        choices=[
+            "dqn_broken",
+            "dqn_fixed",
+            "resnet50",
+            "transformer",
+            "eager_mlp",
+            "eager_transformer",
+            "eager_resnet50",
+            "eager_transformer12",
+        ],
     )
     parser.add_argument("mode", choices=["plain", "checked"])
     parser.add_argument("--smoke", action="store_true")
@@ -252,9 +262,9 @@ def main(argv: list[str] | None = None) -> None:
     start = time.perf_counter()
     if args.model.startswith("dqn"):
         model, batch = dqn_model(args.model == "dqn_broken", size)
-    elif args.model == "resnet50":
+    elif args.model in ("resnet50", "eager_resnet50"):
         model, batch = resnet_model(size)
-    elif args.model == "transformer":
+    elif args.model in ("transformer", "eager_transformer12"):
         model, batch = transformer(size, size["tf_layers"])
     elif args.model == "eager_transformer":
         model, batch = transformer(size, size["eager_tf_layers"])

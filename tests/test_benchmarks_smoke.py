@@ -16,7 +16,7 @@ import pytest
 
 from tests.conftest import ROOT
 
-EXPECTED = {"trace", "eager", "verdict", "static", "scaling"}
+EXPECTED = {"trace", "eager", "install", "verdict", "static", "scaling"}
 
 
 @pytest.fixture(scope="module")

@@ -188,15 +188,18 @@ class Session:
                 windows[-1][1] = graph_mode.graph_mark(graph)
 
     def _release_unneeded(self) -> None:
+        """Drop the recorded tensors no live shadow tape can be asked about (all of them
+        when none is left)."""
         alive = [s.start_seq for s in self.tapes.values() if s.shadow is not None]
-        if alive:
-            self.recorder.release_before(min(alive))
+        self.recorder.release_before(min(alive) if alive else self.recorder.seq)
 
     def release(self, tape) -> None:
-        """The user's tape is spent: drop its shadow and what it kept alive."""
+        """The user's tape is spent: drop its shadow and what it kept alive, now (not at
+        the next tape: the optimizer's update and the next batch would run beside them)."""
         state = self.tapes.get(tape)
         if state is not None and state not in self.recording:
             state.shadow = None
+            self._release_unneeded()
 
     def watch_outputs(self, outputs, float_only) -> None:
         """Put every float output on the shadow tapes recording now (see TapeState).

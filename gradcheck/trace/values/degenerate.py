@@ -29,7 +29,7 @@ from gradcheck.trace.record.dataflow import WriteKey
 from gradcheck.trace.record.errors import internal_error
 from gradcheck.trace.record.registry import register
 from gradcheck.trace.values import frontier
-from gradcheck.trace.values.checked import Checked, checked_call, region
+from gradcheck.trace.values.checked import Checked, checked_call, region, unscaled_loss
 from gradcheck.trace.values.layers import layers_by_source
 
 __all__ = ["check"]
@@ -99,12 +99,35 @@ def _eager_values(checked: Checked) -> list[Finding]:
         return []
     if nonfinite and not _targets_finite_eager(checked):
         nonfinite = []  # the loss itself is not finite: a forward problem, not GC202
+    if nonfinite:
+        nonfinite = _unscaled_nonfinite(checked, nonfinite)
     if not zero and not nonfinite:
         return []
     values = EagerValues(checked, [checked.ctx.sources[i] for i in zero + nonfinite])
     return frontier.findings(
         checked, values, [checked.ctx.sources[i] for i in zero], [checked.ctx.sources[i] for i in nonfinite]
     )
+
+
+def _unscaled_nonfinite(checked: Checked, nonfinite: list[int]) -> list[int]:
+    """Under dynamic loss scaling (a LossScaleOptimizer's scaled loss is the target), the
+    sources whose gradient of the *unscaled* loss is not finite either: an overflow of the
+    scaled gradients is how the optimizer finds its scale (it skips that step)."""
+    loss = unscaled_loss(checked.gradient_call)
+    if loss is None:
+        return nonfinite
+    sources = [checked.ctx.sources[i] for i in nonfinite]
+    try:
+        grads = _imperative(
+            checked.ctx.state.shadow, [loss], [_tf.handle_of(s.value) if s.is_variable else s.value for s in sources]
+        )
+    except Exception:  # noqa: BLE001 - cannot ask: the optimizer judges the step
+        return []
+    return [
+        i
+        for i, g in zip(nonfinite, grads, strict=False)
+        if g is not None and not np.isfinite(np.asarray(_dense(g)._numpy())).all()
+    ]
 
 
 def _targets_finite_eager(checked: Checked) -> bool:
@@ -288,6 +311,16 @@ def _imperative(tape, targets, sources, output_gradients=None):
 def _graph_values(checked: Checked, session, upto) -> None:
     """Add, to the function being traced, a check of the gradient values that runs when the
     function does (see the module docstring)."""
+
+    def _square_sum(g):
+        """``sum(g**2) / 2`` as float32 (half-precision gradients summed in float32, where their
+        squares do not overflow)."""
+        tf = _tf.tf
+        if g.dtype in (tf.float16, tf.bfloat16):
+            g = tf.cast(g, tf.float32)
+        s = tf.nn.l2_loss(g)
+        return s if s.dtype == tf.float32 else tf.cast(s, tf.float32)
+
     tf = _tf.tf
     ctx = checked.ctx
     considered = _considered(checked)
@@ -303,28 +336,53 @@ def _graph_values(checked: Checked, session, upto) -> None:
     if session.check_mode and session.steps is not None:
         # a check runs the function a step or two: hand the gradients and values to the host
         # callback, which computes the flags itself and returns at once when all is well
-        # (nothing else is added to the graph)
+        # (nothing else is added to the graph: the guarded branch below costs a check more
+        # at trace time than it saves in one execution, bench_degenerate.py)
         probe.build(None, targets, grads, None, None, None)
         return
-    zero_flags = tf.stack([tf.logical_not(tf.reduce_any(tf.not_equal(g, tf.zeros([], g.dtype)))) for g in grads])
-    finite_flags = tf.stack([tf.reduce_all(tf.math.is_finite(g)) for g in grads])
-    target_finite = tf.reduce_all(
-        tf.stack(
-            [tf.reduce_all(tf.math.is_finite(t)) for t in targets if _tf.is_differentiable_dtype(t.dtype)] or [True]
+    # What every step pays: one fused reduction per gradient (``L2Loss``, no temporary) and
+    # a branch. A sum of squares is positive and finite exactly when the gradient is neither
+    # all zero nor holds an inf or a NaN, save an underflow or an overflow of the sum itself,
+    # which the exact flags then tell apart (no finding, nothing more computed).
+    sums = tf.stack([_square_sum(g) for g in grads])
+    healthy = tf.reduce_all(tf.logical_and(sums > 0, sums < float("inf")))
+
+    def exact():
+        zero_flags = tf.stack([tf.logical_not(tf.reduce_any(tf.not_equal(g, tf.zeros([], g.dtype)))) for g in grads])
+        finite_flags = tf.stack([tf.reduce_all(tf.math.is_finite(g)) for g in grads])
+        target_finite = tf.reduce_all(
+            tf.stack(
+                [tf.reduce_all(tf.math.is_finite(t)) for t in targets if _tf.is_differentiable_dtype(t.dtype)] or [True]
+            )
         )
-    )
-    bad = tf.logical_or(
-        tf.reduce_any(zero_flags), tf.logical_and(target_finite, tf.reduce_any(tf.logical_not(finite_flags)))
-    )
-    # a watched run goes on for many steps: only the first degenerate one pays, in a branch
-    armed = tf.py_function(probe.armed, [], tf.bool)
-    bad = tf.logical_and(tf.reshape(armed, []), bad)
+        bad = tf.logical_or(
+            tf.reduce_any(zero_flags), tf.logical_and(target_finite, tf.reduce_any(tf.logical_not(finite_flags)))
+        )
+        # a watched run goes on for many steps: only the first degenerate one is diagnosed
+        armed = tf.reshape(tf.py_function(probe.armed, [], tf.bool), [])
 
-    def diagnose():
-        probe.build(None, targets, grads, zero_flags, finite_flags, target_finite)
-        return tf.constant(True)
+        def diagnose():
+            probe.build(None, targets, grads, zero_flags, finite_flags, target_finite)
+            return tf.constant(True)
 
-    tf.cond(bad, diagnose, lambda: tf.constant(False))
+        return tf.cond(tf.logical_and(bad, armed), diagnose, lambda: tf.constant(False))
+
+    # Kept a function call (an ``If`` left unlowered): lowered to Switch/Merge, a branch costs
+    # each step a dead tensor through every op it holds, taken or not, and the diagnosis
+    # holds thousands (the values shipped, the shadow tape's backward pass).
+    _unlowered(tf.cond(healthy, lambda: tf.constant(False), exact))
+
+
+def _unlowered(out):
+    """``out``, the result of a ``tf.cond``, with its ``If`` op kept a function call."""
+    from tensorflow.core.framework import attr_value_pb2
+
+    op = out.op
+    while op.type == "Identity" and op.inputs:
+        op = op.inputs[0].op
+    if op.type in ("If", "StatelessIf"):
+        op._set_attr("_lower_using_switch_merge", attr_value_pb2.AttrValue(b=False))
+    return out
 
 
 class _GraphProbe:
@@ -439,6 +497,10 @@ class _GraphProbe:
             elif zero_flags[j]:
                 zero.append(source)
         if not target_finite:
+            nonfinite = []
+        if nonfinite and unscaled_loss(self.checked.gradient_call) is not None:
+            # dynamic loss scaling in a traced step: the optimizer skips a step whose scaled
+            # gradients overflow (that is how it finds its scale), so none is applied
             nonfinite = []
         if not zero and not nonfinite:
             return []

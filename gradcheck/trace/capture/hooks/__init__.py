@@ -51,7 +51,7 @@ STEPS: tuple[Step, ...] = (
     Step("escapes", escapes.install),
     Step("functions", functions.install),
     Step("keras", keras.install),
-    Step("optimizers", optimizers.install),
+    Step("optimizers", optimizers.install, optimizers.uninstall),
     Step("op-callback", _add_op_callback, _remove_op_callback),
 )
 

@@ -20,6 +20,24 @@ def install(session: Session, patches: Patches) -> None:
         _patch_layer(patches, layer_cls)
     for model_cls in _tf.keras_model_classes():
         _patch_compile(session, patches, model_cls)
+    if _tf.KerasOptimizer is not None:
+        _patch_optimizer(session, patches, _tf.KerasOptimizer)
+
+
+def _patch_optimizer(session: Session, patches: Patches, cls) -> None:
+    """A Keras optimizer's update (some 30 eager ops per variable, every step) is not
+    recorded while no tape records: its ops read the gradients and write the variables
+    in place, so no later forward pass or diagnosis can see a tensor they make; under a
+    tape (an update inside a differentiated step) it is recorded as any op."""
+    orig_apply = cls.apply
+
+    def apply(self, *args, **kwargs):
+        if session.recording or not _tf.executing_eagerly():
+            return orig_apply(self, *args, **kwargs)
+        with session.paused():
+            return orig_apply(self, *args, **kwargs)
+
+    patches.set(cls, "apply", apply)
 
 
 def _patch_variable_init(session: Session, patches: Patches, cls) -> None:
