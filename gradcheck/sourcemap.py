@@ -32,6 +32,11 @@ def _parse(path: str) -> ast.Module | None:
         return None
 
 
+def parsed(path: str) -> ast.Module | None:
+    """The file's AST (cached), or None when it cannot be read or parsed."""
+    return _parse(path)
+
+
 @lru_cache(maxsize=256)
 def _expressions_by_line(path: str) -> dict[int, list[ast.expr]]:
     """Every expression node under each line it spans, in ``ast.walk`` order: a diagnosis

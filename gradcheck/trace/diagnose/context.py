@@ -250,7 +250,7 @@ def _defined_in_model(frame: frames.UserFrame, hints: tuple[str, ...]) -> Locati
 
     if not hints or not frame.path or frame.path.startswith("<"):
         return None
-    tree = _parsed(frame.path)
+    tree = sourcemap.parsed(frame.path)
     if tree is None:
         return None
     calls = [
@@ -270,25 +270,3 @@ def _callee_name(func) -> str:
     if isinstance(func, ast.Attribute):
         return func.attr.lower()
     return func.id.lower() if isinstance(func, ast.Name) else ""
-
-
-_PARSED: dict[tuple, object] = {}
-
-
-def _parsed(path: str):
-    """The file's AST, cached while the file is unchanged."""
-    import ast
-    import os
-
-    try:
-        stat = os.stat(path)
-    except OSError:
-        return None
-    key = (path, stat.st_mtime_ns, stat.st_size)
-    if key not in _PARSED:
-        try:
-            with open(path, encoding="utf-8") as fh:
-                _PARSED[key] = ast.parse(fh.read())
-        except (OSError, SyntaxError, ValueError):
-            _PARSED[key] = None
-    return _PARSED[key]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from gradcheck import sourcemap
 from gradcheck.findings import Finding
 from gradcheck.trace.diagnose.context import Context, Source
 from gradcheck.trace.diagnose.describe import make
@@ -219,7 +220,7 @@ def _calls_on_line(path: str, line: int) -> list[tuple[tuple[int, int], tuple[in
     columns as ast gives them."""
     import ast
 
-    tree = _parsed(path)
+    tree = sourcemap.parsed(path)
     out = []
     for node in ast.walk(tree) if tree is not None else ():
         if not isinstance(node, ast.Call) or node.lineno > line or (node.end_lineno or 0) < line:
@@ -230,28 +231,6 @@ def _calls_on_line(path: str, line: int) -> list[tuple[tuple[int, int], tuple[in
         end = (node.end_lineno or node.lineno, (node.end_col_offset or 0) + 1)
         out.append((start, end, host))
     return out
-
-
-_PARSED: dict[tuple, object] = {}
-
-
-def _parsed(path: str):
-    """The file's AST, cached while the file is unchanged."""
-    import ast
-    import os
-
-    try:
-        stat = os.stat(path)
-    except OSError:
-        return None
-    key = (path, stat.st_mtime_ns, stat.st_size)
-    if key not in _PARSED:
-        try:
-            with open(path, encoding="utf-8") as fh:
-                _PARSED[key] = ast.parse(fh.read())
-        except (OSError, SyntaxError, ValueError):
-            _PARSED[key] = None
-    return _PARSED[key]
 
 
 #: Calls whose result is thrown away after showing it: an escape inside one is a log line.
@@ -269,7 +248,7 @@ def is_log_line(location: Location | None) -> bool:
 
     if location is None:
         return False
-    tree = _parsed(location.path)
+    tree = sourcemap.parsed(location.path)
     if tree is None:
         return False
     for node in ast.walk(tree):
