@@ -70,7 +70,15 @@ COMMANDS = _commands()
 def _kind(command: str) -> str:
     if "python3 -m venv" in command or command.startswith("pip install"):
         return "setup"
-    if command.startswith(("GRADCHECK_HYPOTHESIS_EXAMPLES=", "GRADCHECK_FUZZ_EXAMPLES=", "nox", "python benchmarks/")):
+    if command.startswith(
+        (
+            "GRADCHECK_HYPOTHESIS_EXAMPLES=",
+            "GRADCHECK_FUZZ_EXAMPLES=",
+            "nox",
+            "python benchmarks/",
+            "python -m benchmarks.",
+        )
+    ):
         return "long"
     if command.startswith("python -m tests.realworld_check"):
         return "long"

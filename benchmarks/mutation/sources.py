@@ -10,7 +10,8 @@ from pathlib import Path
 from benchmarks.mutation.manifest import Program
 
 DEFAULT_CACHE = Path(os.environ.get("GRADCHECK_MUTATION_SOURCES", "~/.cache/gradcheck/mutation-sources")).expanduser()
-FETCH_MIRRORS = Path("/work/.mirror")  # bare mirrors laid out as owner+name/repo
+#: A directory of bare mirrors laid out as owner+name/repo, searched too when set.
+FETCH_MIRRORS = Path(os.environ.get("GRADCHECK_MIRRORS", "") or "/nonexistent")
 
 
 class SourceUnavailable(Exception):
