@@ -191,11 +191,19 @@ class _Tracer:
         tracer = self
 
         def fit(model, *args, **kwargs):
+            before = tracer.session.gradient_calls if tracer.session is not None else 0
             try:
                 return orig(model, *args, **kwargs)
             except StopCheck:
                 session = tracer.session
-                if session is None or session.findings or not session.gradient_calls:
+                # a fit that checked nothing new (a training loop calling fit again on a model
+                # already checked) ends the program as before: only a new training goes on
+                if (
+                    session is None
+                    or session.findings
+                    or not session.gradient_calls
+                    or session.gradient_calls == before
+                ):
                     raise
                 tracer.continued = True  # what fails from here on does not change the verdict
                 model.stop_training = True
