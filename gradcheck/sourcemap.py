@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 import linecache
+import os
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -33,8 +34,22 @@ def _parse(path: str) -> ast.Module | None:
 
 
 def parsed(path: str) -> ast.Module | None:
-    """The file's AST (cached), or None when it cannot be read or parsed."""
-    return _parse(path)
+    """The file's AST, or None when it cannot be read or parsed; cached while the file is
+    unchanged (a test may rewrite one path between checks in the same process)."""
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return None
+    return _parsed_version(path, stat.st_mtime_ns, stat.st_size)
+
+
+@lru_cache(maxsize=64)
+def _parsed_version(path: str, _mtime_ns: int, _size: int) -> ast.Module | None:
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return ast.parse(fh.read())
+    except (OSError, SyntaxError, ValueError):
+        return None
 
 
 @lru_cache(maxsize=256)
