@@ -49,6 +49,13 @@ def has_tf_keras() -> bool:
     return importlib.util.find_spec("tf_keras") is not None
 
 
+def missing(expected: dict[str, Any]) -> list[str]:
+    """Modules the case needs that are not installed: ``tf_keras`` for a ``keras: 2`` case, and
+    whatever its ``"requires"`` names (a script that selects Keras 2 itself, for example)."""
+    needs = set(expected.get("requires", ())) | ({"tf_keras"} if keras_major(expected) == 2 else set())
+    return sorted(name for name in needs if importlib.util.find_spec(name) is None)
+
+
 def custom_gradients(expected: dict[str, Any]) -> bool:
     """GC301 is opt-in: a case that expects it says ``"check_custom_gradients": true``."""
     return bool(expected.get("check_custom_gradients", False))
@@ -146,16 +153,17 @@ def run_cli(
 
 def score(scripts: list[Path]) -> int:
     """Print one line per script (ok / its problems / skipped) and a total; returns the number
-    wrong. Keras 2 cases are skipped when tf_keras is not installed."""
+    wrong. A case that needs a module not installed (tf_keras for Keras 2) is skipped."""
     groups: dict[tuple[int, bool], list[Path]] = {}
     for s in scripts:
         groups.setdefault((keras_major(expectation(s)), custom_gradients(expectation(s))), []).append(s)
-    skipped = [] if has_tf_keras() else [s for (keras, _), group in groups.items() if keras == 2 for s in group]
+    skipped = [s for s in scripts if missing(expectation(s))]
     for script in skipped:
-        print(f"skip  {script.parent.name}/{script.name} (Keras 2: tf_keras is not installed)")
+        print(f"skip  {script.parent.name}/{script.name} ({', '.join(missing(expectation(script)))} not installed)")
     wrong = 0
     for (keras, custom), group in sorted(groups.items()):
-        if keras == 2 and skipped:
+        group = [s for s in group if s not in skipped]
+        if not group:
             continue
         records = run_cli(group, keras=keras, custom_gradients=custom)
         for script in group:
@@ -171,7 +179,7 @@ def score(scripts: list[Path]) -> int:
             for issue in issues:
                 print(f"        {issue}")
     checked = len(scripts) - len(skipped)
-    also = f"; {len(skipped)} Keras 2 cases skipped (tf_keras is not installed)" if skipped else ""
+    also = f"; {len(skipped)} cases skipped (a module they need is not installed)" if skipped else ""
     print(f"{checked - wrong}/{checked} exact{also}")
     return wrong
 

@@ -206,6 +206,8 @@ def _run_in(project: Path, command: str, stdin: str | None = None) -> subprocess
     env = dict(os.environ, PATH=f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}", TF_CPP_MIN_LOG_LEVEL="2")
     env["PYTHONPATH"] = str(ROOT)
     env["COLUMNS"] = "80"  # pytest's rules and truncated summary lines, as in an 80-column terminal
+    for name in ("CI", "BUILD_NUMBER"):  # on CI, pytest does not truncate summary lines: show a user's terminal
+        env.pop(name, None)
     return subprocess.run(
         ["bash", "-c", command],
         cwd=project,

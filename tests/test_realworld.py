@@ -5,21 +5,17 @@ variables; clean look-alikes must give nothing. Expectations: tests/realworld_ch
 
 from __future__ import annotations
 
-import importlib.util
-
 import pytest
 
-from tests.realworld_check import cases, custom_gradients, expectation, keras_major, problems, run_cli
-
-_HAS_TF_KERAS = importlib.util.find_spec("tf_keras") is not None
+from tests.realworld_check import cases, custom_gradients, expectation, keras_major, missing, problems, run_cli
 
 
 def _params(kind: str) -> list:
     out = []
     for path in cases(kind):
         marks = []
-        if path.with_suffix(".json").exists() and keras_major(expectation(path)) == 2:
-            marks.append(pytest.mark.skipif(not _HAS_TF_KERAS, reason="tf_keras is not installed"))
+        if path.with_suffix(".json").exists() and missing(expectation(path)):
+            marks.append(pytest.mark.skip(reason=f"not installed: {', '.join(missing(expectation(path)))}"))
         if path.with_suffix(".json").exists() and expectation(path).get("known_miss"):
             # a first-run miss kept as recorded; strict, so a fix that makes it pass removes the marker
             marks.append(pytest.mark.xfail(strict=True, reason=expectation(path)["known_miss"]))
