@@ -209,20 +209,86 @@ def statement_value(path: str, line: int) -> Expr | None:
     return _as_expr(value) if isinstance(value, ast.expr) else None
 
 
+def passes_on(path: str, line: int) -> bool:
+    """Whether what the statement on ``line`` computes goes on, whole, to the caller: a
+    ``return`` (or ``yield``) of it, or a name bound to it that a later ``return`` of the
+    same function gives back (``pooled = self.pool(h)`` then ``return seq, pooled``). An
+    index into the result (``self.encoder(x)[0]``) or an unpacking of it whose names are not
+    all returned keeps only part: the rest is left here."""
+    node = _statements_by_line(path).get(line)
+    if isinstance(node, ast.Expr) and isinstance(node.value, (ast.Yield, ast.YieldFrom)):
+        return True
+    value = getattr(node, "value", None)
+    if (
+        not isinstance(node, (ast.Return, ast.Assign, ast.AnnAssign))
+        or value is None
+        or isinstance(value, ast.Subscript)
+    ):
+        return False
+    if isinstance(node, ast.Return):
+        return True
+    bound = _bound_names(node)
+    function = _enclosing_function(path, line)
+    if not bound or function is None:
+        return False
+    returned = {
+        n.id
+        for r in ast.walk(function)
+        if isinstance(r, (ast.Return, ast.Yield)) and r.value is not None and r.lineno > line
+        for n in ast.walk(r.value)
+        if isinstance(n, ast.Name)
+    }
+    return bound <= returned
+
+
+def _bound_names(node: ast.AST | None) -> set[str]:
+    targets = getattr(node, "targets", None) or [getattr(node, "target", None)]
+    return {t.id for target in targets if target is not None for t in ast.walk(target) if isinstance(t, ast.Name)}
+
+
+def _functions_spanning(path: str, line: int) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
+    """Every function definition whose span holds ``line``."""
+    tree = _parse(path)
+    return [
+        node
+        for node in (ast.walk(tree) if tree is not None else ())
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.lineno <= line <= (node.end_lineno or 0)
+    ]
+
+
+def _enclosing_function(path: str, line: int) -> ast.AST | None:
+    """The innermost function definition spanning ``line``."""
+    return max(_functions_spanning(path, line), key=lambda node: node.lineno, default=None)
+
+
+def differentiated_here(path: str, line: int) -> bool:
+    """Whether the statement on ``line`` binds a name that the file differentiates: the
+    first argument of some ``.gradient(...)`` / ``.jacobian(...)`` call (``actor_loss`` of
+    a second gradient call on the same persistent tape is used, not left)."""
+    return bool(_bound_names(_statements_by_line(path).get(line)) & _differentiated_names(path))
+
+
+@lru_cache(maxsize=64)
+def _differentiated_names(path: str) -> frozenset[str]:
+    tree = _parse(path)
+    names: set[str] = set()
+    for node in ast.walk(tree) if tree is not None else ():
+        call = isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.args
+        if call and node.func.attr in ("gradient", "jacobian", "batch_jacobian"):
+            names |= {n.id for n in ast.walk(node.args[0]) if isinstance(n, ast.Name)}
+    return frozenset(names)
+
+
 def function_decorator(path: str, line: int, decorator: str) -> Expr | None:
     """The innermost function whose body holds ``line`` and that carries a decorator named
     ``decorator`` (``@tf.function``, ``@function(jit_compile=True)``): the decorator, with
     the function's name as its text."""
-    tree = _parse(path)
-    if tree is None:
-        return None
     best = None
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.lineno <= line <= (node.end_lineno or 0):
-            for dec in node.decorator_list:
-                target = dec.func if isinstance(dec, ast.Call) else dec
-                if _last_name(target) == decorator and (best is None or node.lineno > best[0].lineno):
-                    best = (node, dec)
+    for node in _functions_spanning(path, line):
+        for dec in node.decorator_list:
+            target = dec.func if isinstance(dec, ast.Call) else dec
+            if _last_name(target) == decorator and (best is None or node.lineno > best[0].lineno):
+                best = (node, dec)
     if best is None:
         return None
     node, dec = best

@@ -121,6 +121,53 @@ with tf.GradientTape() as tape:
 grads = tape.gradient(loss, critic.trainable_variables)  # expect: GC108
 """,
         ),
+        Example(
+            "a layer's second output dropped by indexing: the finding is where it is left",
+            "tf.function",
+            """\
+import keras
+import numpy as np
+import tensorflow as tf
+
+
+class Encoder(keras.layers.Layer):
+    def __init__(self):
+        super().__init__()
+        self.proj = keras.layers.Dense(8)
+        self.pool = keras.layers.Dense(8)
+
+    def call(self, x):
+        seq = self.proj(x)
+        pooled = self.pool(tf.reduce_mean(seq, axis=1))
+        return seq, pooled
+
+
+class Net(keras.Model):
+    def __init__(self):
+        super().__init__()
+        self.encoder = Encoder()
+        self.head = keras.layers.Dense(2)
+
+    def call(self, x):
+        h = self.encoder(x)[0]  # expect: GC108
+        return self.head(tf.reduce_mean(h, axis=1))
+
+
+model = Net()
+optimizer = keras.optimizers.Adam()
+
+
+@tf.function
+def step(x, y):
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_mean(tf.square(model(x) - y))
+    grads = tape.gradient(loss, model.trainable_variables)
+    optimizer.apply_gradients(zip(grads, model.trainable_variables))
+
+
+step(np.random.rand(4, 5, 3).astype("float32"), np.random.rand(4, 2).astype("float32"))
+""",
+        ),
     )
     valid = (
         Example(
@@ -157,6 +204,53 @@ with tf.GradientTape(persistent=True) as tape:
 actor_grads = tape.gradient(actor_loss, actor.trainable_variables)
 critic_grads = tape.gradient(critic_loss, critic.trainable_variables)
 assert all(g is not None for g in actor_grads + critic_grads)
+""",
+        ),
+        Example(
+            "both outputs of a layer used",
+            "tf.function",
+            """\
+import keras
+import numpy as np
+import tensorflow as tf
+
+
+class Encoder(keras.layers.Layer):
+    def __init__(self):
+        super().__init__()
+        self.proj = keras.layers.Dense(8)
+        self.pool = keras.layers.Dense(8)
+
+    def call(self, x):
+        seq = self.proj(x)
+        pooled = self.pool(tf.reduce_mean(seq, axis=1))
+        return seq, pooled
+
+
+class Net(keras.Model):
+    def __init__(self):
+        super().__init__()
+        self.encoder = Encoder()
+        self.head = keras.layers.Dense(2)
+
+    def call(self, x):
+        h, pooled = self.encoder(x)
+        return self.head(tf.reduce_mean(h, axis=1) + pooled)
+
+
+model = Net()
+optimizer = keras.optimizers.Adam()
+
+
+@tf.function
+def step(x, y):
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_mean(tf.square(model(x) - y))
+    grads = tape.gradient(loss, model.trainable_variables)
+    optimizer.apply_gradients(zip(grads, model.trainable_variables))
+
+
+step(np.random.rand(4, 5, 3).astype("float32"), np.random.rand(4, 2).astype("float32"))
 """,
         ),
     )

@@ -180,6 +180,13 @@ class Interpreter(Resolver, Calls, Models):
         if flows:
             self.drops[node] = merge_flows((self.drops.get(node, {}), *flows))
 
+    def _note_dropped_items(self, items: tuple[Value, ...], kept: int) -> None:
+        """A call's tuple result indexed at once (``self.encoder(x)[0]``): the other items can
+        never be read again, so what they carry ends at this statement, as at a dead store."""
+        flows = [v.flow for i, v in enumerate(items) if i != kept and has_live(v.flow)]
+        if flows and self.statement is not None:
+            self.drops[self.statement] = merge_flows((self.drops.get(self.statement, {}), *flows))
+
     def _note_frozen(self, target: ast.AST, value: ast.AST, scope: Scope) -> None:
         if (
             isinstance(target, ast.Attribute)
@@ -517,6 +524,8 @@ class Interpreter(Resolver, Calls, Models):
         if isinstance(index, ast.Constant):
             key = index.value
             if base.items is not None and isinstance(key, int) and -len(base.items) <= key < len(base.items):
+                if isinstance(node.value, ast.Call):
+                    self._note_dropped_items(base.items, key % len(base.items))
                 return base.items[key]
             if base.fields and isinstance(key, str) and key in base.fields:
                 return base.fields[key]

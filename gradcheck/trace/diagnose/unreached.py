@@ -256,6 +256,7 @@ def _unused_finding(ctx: Context, source: Source, reach: set[int]) -> Finding:
         # ``add_weight`` in ``call()``: each call makes new weights; these are an earlier call's.
         # One finding for the layer: at its first such weight, naming them all.
         return _located(ctx, "GC108", [source], _first_made_alike(ctx, origin) or created, variant="call")
+    uses = _uses(ctx, reach)
     if compiled is not None:
         # ``model.fit``'s loss is what ``compile`` made: an output left without one is the cause
         location, outputs = compiled
@@ -263,10 +264,10 @@ def _unused_finding(ctx: Context, source: Source, reach: set[int]) -> Finding:
         finding = _located(ctx, "GC108", [source], location, variant="compile", outputs=names)
         finding.notes.append(f"`compile` gives no loss to the model's output{'s' if len(outputs) > 1 else ''} {names}")
     else:
-        finding = _located(ctx, "GC108", [source], ctx.call_location)
-    recorded = [i for i in sorted(reach) if ctx.flow.ops[i].recorded]
-    if recorded:
-        line = ctx.op_line(recorded[0])
+        # the line to change is where a value made from it was left, else the gradient call
+        finding = _located(ctx, "GC108", [source], _dead_end_location(ctx, uses) or ctx.call_location)
+    if uses:
+        line = ctx.op_line(uses[0])
         if line is not None:
             finding.notes.append(f"{source.name} is read at line {line}, but that result never reaches the loss")
     else:
@@ -277,6 +278,43 @@ def _unused_finding(ctx: Context, source: Source, reach: set[int]) -> Finding:
         if hint:
             finding.notes.append(hint)
     return finding
+
+
+def _uses(ctx: Context, reach: set[int]) -> list[int]:
+    """The recorded ops of the source's forward cone, in order, but those that initialize
+    it: what a ``VarIsInitializedOp`` decides runs only to give a variable its first value
+    (Keras builds weights inside the traced step), it does not use the variable."""
+    flow = ctx.flow
+    checks = {i for i in reach if flow.ops[i].type == "VarIsInitializedOp"}
+    initializing = checks | flow.forward_cone([k for i in checks for k in flow.ops[i].outputs])
+    return [i for i in sorted(reach) if flow.ops[i].recorded and i not in initializing]
+
+
+def _dead_end_location(ctx: Context, uses: list[int]) -> Location | None:
+    """Where the last value made from the source was left: the latest use that no recorded
+    op consumes, at the first of its user frames (innermost out) that does not return the
+    value on to its caller. A layer's output dropped by the model that called it
+    (``enc = self.encoder(x)`` then ``return self.head(x)``) is at the model's line, not
+    inside the layer. None when only the gradient or fit call is left."""
+    flow = ctx.flow
+    sinks = [
+        i
+        for i in uses
+        if flow.ops[i].outputs  # a value left; not a write into the variable
+        and not all(k in flow.resources for k in flow.ops[i].inputs)  # made from it, not a bare read
+        and not any(flow.ops[j].recorded for k in flow.ops[i].outputs for j in flow.consumers.get(k, ()))
+    ]
+    if not sinks:
+        return None
+    here = ctx.call_location
+    for frame in ctx.op_frames(sinks[-1]):
+        if here is not None and (frame.path, frame.line) == (here.path, here.line):
+            return None
+        if sourcemap.differentiated_here(frame.path, frame.line):
+            return None  # another gradient call's target: used, this call asked the wrong sources
+        if not sourcemap.passes_on(frame.path, frame.line):
+            return ctx.frame_location(frame)
+    return None
 
 
 def _first_made_alike(ctx: Context, origin) -> Location | None:
