@@ -112,7 +112,9 @@ def _run_original(job: run.Job, static: bool) -> None:
     job.verdict = {
         "runs": score.runs(job.probe),
         "findings": len(score.real_findings(job.gradcheck)),
-        "cannot_check": score.cannot_check(job.gradcheck),
+        # a GC9xx is a failure only where plain python gets through: an original that crashes
+        # after its first step under python too (a Keras 3 incompatibility) is reported as such
+        "cannot_check": score.cannot_check(job.gradcheck) and not job.probe.get("crash"),
     }
 
 

@@ -94,7 +94,9 @@ def gradcheck(job: Job, static: bool = False) -> dict[str, Any]:
     cmd = [sys.executable, "-m", "gradcheck", "--format", "json", "-q", "--no-color", "--timeout", str(job.timeout)]
     if static:
         cmd.append("--static")
-    env = _child_env({**job.env, "PYTHONPATH": str(ROOT)})
+    # seeded as under the probe (``GCM_SEED_ONLY``: seeds only, records nothing), so that
+    # gradcheck judges the run whose gradients are the ground truth
+    env = _child_env({**job.env, "PYTHONPATH": f"{PROBE_DIR}{os.pathsep}{ROOT}", "GCM_SEED_ONLY": "1"})
     try:
         proc = subprocess.run(
             [*cmd, job.path.name],

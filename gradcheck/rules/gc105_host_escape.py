@@ -151,6 +151,24 @@ with tf.GradientTape() as tape:
 grads = tape.gradient(loss, model.trainable_variables)
 """,
         ),
+        Example(
+            "a NumPy ufunc (np.maximum) on the model's output (eager)",
+            "eager",
+            """\
+import keras
+import numpy as np
+import tensorflow as tf
+
+model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(3, activation="softmax")])
+x = np.random.rand(16, 4).astype("float32")
+labels = tf.one_hot(np.random.randint(0, 3, 16), 3)
+with tf.GradientTape() as tape:
+    probs = model(x)
+    probs = np.maximum(probs, 1e-7)  # expect: GC105
+    loss = -tf.reduce_mean(tf.reduce_sum(labels * tf.math.log(probs), axis=1))
+grads = tape.gradient(loss, model.trainable_variables)
+""",
+        ),
     )
     valid = (
         Example(
@@ -189,6 +207,26 @@ with tf.GradientTape() as tape:
     history.append(float(loss))
 grads = tape.gradient(loss, model.trainable_variables)
 assert all(g is not None for g in grads)
+""",
+        ),
+        Example(
+            "NumPy arrays combined with the output by operators, a ufunc only on a logged copy (eager)",
+            "eager",
+            """\
+import keras
+import numpy as np
+import tensorflow as tf
+
+model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(3)])
+x = np.random.rand(16, 4).astype("float32")
+weights = np.random.rand(16, 3).astype("float32")
+with tf.GradientTape() as tape:
+    scores = model(x)
+    weighted = weights * scores + np.float32(0.5)  # ndarray * Tensor is a Tensor: still on the tape
+    peak = np.maximum(scores, 0.0).max()  # a logged number, not part of the loss
+    loss = tf.reduce_mean(tf.square(weighted))
+grads = tape.gradient(loss, model.trainable_variables)
+assert all(g is not None for g in grads), peak
 """,
         ),
     )

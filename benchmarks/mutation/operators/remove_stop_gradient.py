@@ -12,6 +12,10 @@ class _T(SiteTransformer):
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         if not dotted(original.func).endswith("stop_gradient") or len(original.args) != 1:
             return updated
+        if not self.in_tape:
+            # a value stopped before the tape records was never on it: removing the stop is
+            # an equivalent mutant whatever the value is (a NumPy target, a previous policy)
+            return updated
         if not self.hit():
             return updated
         inner = updated.args[0].value

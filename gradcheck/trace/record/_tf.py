@@ -42,6 +42,13 @@ except ImportError:  # pragma: no cover - Keras 2 / no Keras
     KerasOptimizer = None
 
 
+#: The attribute by which autograph knows its own artifacts and calls them as they are
+#: (``tensorflow/python/autograph/impl/api.py: is_autograph_artifact``, TF 2.16-2.21): a
+#: callable of gradcheck's that user code calls inside a ``tf.function`` carries it, so
+#: autograph neither converts it nor adds a generated frame of it to tracebacks.
+AUTOGRAPH_ARTIFACT = "autograph_info__"
+
+
 def autograph_mapper_class():
     """The class autograph enters around a converted function's call to map its generated
     code back to the user's (its ``__init__`` gets the converted function)."""

@@ -24,6 +24,7 @@ def install(session: Session, patches: Patches) -> None:
     _patch_numpy_method(session, patches)
     _patch_array_function(session, patches)
     _patch_numpy_constructors(session, patches)
+    _patch_numpy_ufuncs(session, patches)
     _patch_numpy_function_results(session, patches)
     _patch_dataset_functions(session, patches)
 
@@ -106,6 +107,49 @@ def _patch_numpy_constructors(session: Session, patches: Patches) -> None:
             return _original(*args, **kwargs)
 
         patches.set(np, name, functools.wraps(original)(constructor))
+
+
+class _NotingUfunc:
+    """``np.maximum`` and every other ufunc of NumPy's namespace, noting the eager tensors it
+    is called on. A ufunc reads a tensor through the buffer protocol, which no Python method
+    sees, and ``__array_ufunc__`` on the tensor would change what ``ndarray + tensor`` is (a
+    Tensor today, through the tensor's ``__radd__``). Everything but the call is the ufunc's
+    own (``.reduce``, ``.outer``, ``.nin``...), and the call computes exactly what it did."""
+
+    __slots__ = ("__wrapped__", "_note", "_ufunc")
+
+    def __init__(self, ufunc: np.ufunc, note) -> None:
+        self._ufunc = ufunc
+        self._note = note
+        self.__wrapped__ = ufunc
+
+    def __call__(self, *args, **kwargs):
+        self._note(args)  # (in a tf.function the arguments are symbolic: nothing to note)
+        return self._ufunc(*args, **kwargs)
+
+    def __getattr__(self, name: str):
+        return getattr(self._ufunc, name)
+
+    def __repr__(self) -> str:
+        return repr(self._ufunc)
+
+
+setattr(_NotingUfunc, _tf.AUTOGRAPH_ARTIFACT, frozenset())  # called as it is inside a tf.function
+
+
+def _patch_numpy_ufuncs(session: Session, patches: Patches) -> None:
+    recorder, tensor_type = session.recorder, _tf.EagerTensorBase
+
+    def note(args) -> None:
+        if recorder.paused:
+            return
+        for value in args:
+            if isinstance(value, tensor_type):
+                recorder.note_escape(value)
+
+    for name, value in list(vars(np).items()):
+        if isinstance(value, np.ufunc) and not name.startswith("_"):
+            patches.set(np, name, _NotingUfunc(value, note))
 
 
 def _patch_numpy_function_results(session: Session, patches: Patches) -> None:
