@@ -62,6 +62,13 @@ class Regressor(keras.Model):
             "{names}, the ones asked for (and that the optimizer updates). Create the weights once, in "
             "`build()` (or `__init__`), keep them on `self`, and only use them in `call()`.",
         ),
+        "stopped-target": (
+            "When the variables reach the loss only through a `tf.stop_gradient` on a target (an advantage, "
+            "a TD target, a teacher's output)",
+            "The stop is right: a target is a constant to its loss. The sources are not: ask this loss for the "
+            "variables of the model that makes its prediction (the actor's for the actor's loss), and train "
+            "{names} with a loss of their own (the critic's value loss).",
+        ),
         "relative": (
             "When the loss uses a copy of the watched tensor (the same value computed again, or "
             "converted), not the tensor itself",
@@ -119,6 +126,38 @@ advantages = np.random.rand(16).astype("float32")
 with tf.GradientTape() as tape:
     loss = -tf.reduce_mean(tf.math.log(actor(states)[:, 0]) * advantages)
 grads = tape.gradient(loss, critic.trainable_variables)  # expect: GC108
+""",
+        ),
+        Example(
+            "the critic's variables asked of the actor's loss, whose advantage is stopped",
+            "tf.function",
+            """\
+import keras
+import numpy as np
+import tensorflow as tf
+
+actor = keras.Sequential([keras.Input((4,)), keras.layers.Dense(2, activation="softmax")])
+critic = keras.Sequential([keras.Input((4,)), keras.layers.Dense(1)])
+states = np.random.rand(16, 4).astype("float32")
+actions = np.random.randint(0, 2, 16)
+returns = np.random.rand(16, 1).astype("float32")
+
+
+@tf.function
+def step():
+    with tf.GradientTape() as actor_tape, tf.GradientTape() as critic_tape:
+        probs = actor(states)
+        values = critic(states)
+        advantage = tf.stop_gradient(returns - values)
+        taken = tf.reduce_sum(probs * tf.one_hot(actions, 2), axis=1, keepdims=True)
+        actor_loss = -tf.reduce_mean(tf.math.log(taken + 1e-8) * advantage)
+        critic_loss = tf.reduce_mean(tf.square(returns - values))
+    actor_grads = actor_tape.gradient(actor_loss, critic.trainable_variables)  # expect: GC108
+    critic_grads = critic_tape.gradient(critic_loss, critic.trainable_variables)
+    return actor_grads, critic_grads
+
+
+step()
 """,
         ),
         Example(

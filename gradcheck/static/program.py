@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, replace
 
 from gradcheck.static import catalog
 from gradcheck.static.names import Aliases, canonical, dotted
+from gradcheck.static.roles import stops_a_target
 from gradcheck.static.scope import StateRef
 from gradcheck.static.values import FRESH, Site, Value
 
@@ -114,6 +115,7 @@ class Program:
     scopes: dict[ast.AST, object] = field(default_factory=dict)  # def -> its names, run on its own
     steps: int = 0
     _sites: dict[tuple, Site] = field(default_factory=dict)
+    site_nodes: dict[Site, ast.AST] = field(default_factory=dict)  # each site's call or operator
     class_attrs: dict[tuple, Value | None] = field(default_factory=dict)  # (class, attribute, owner) -> value
     method_runs: dict[tuple, dict[str, Value]] = field(default_factory=dict)  # (method, owner) -> attribute -> value
     _model_like: dict[ast.ClassDef, bool] = field(default_factory=dict)
@@ -537,7 +539,21 @@ class Program:
                 method,
             )
             self._sites[key] = site
+            self.site_nodes[site] = node
         return site
+
+    def stops_a_target(self, site: Site) -> bool:
+        """A GC104 site whose stopped value is used as a target (``static/roles``)."""
+        node = self.site_nodes.get(site)
+        if site.code != "GC104" or not isinstance(node, ast.Call):
+            return False
+        spanning = [
+            f
+            for f in self.owner
+            if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)) and f.lineno <= node.lineno <= (f.end_lineno or 0)
+        ]
+        function = max(spanning, key=lambda f: f.lineno, default=self.tree)
+        return stops_a_target(function, node)
 
 
 #: Words on a line that make its function worth analysing (a tape, a gradient request).

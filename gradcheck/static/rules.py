@@ -68,6 +68,10 @@ def findings(program: Program, checks: list[Check], path: str) -> list[Finding]:
                     continue  # a live path; or a layer with no variables (Rescaling) behind the cut
                 for origin in unit:
                     sites = _reported(target[origin])
+                    if has_live(check.target.flow) and sites and all(program.stops_a_target(s) for s in sites):
+                        # only through a target stopped on purpose, while the loss trains
+                        # something else: the sources are the mistake, not the stop
+                        sites = [program.site(check.node, "GC108", method="stopped-target")]
                     for site in sites:
                         starved[site].add(unit[0] if partly else source)
                         through.setdefault(site, (origin, check, len(sites)))
@@ -401,8 +405,8 @@ def _finding(program: Program, site: Site, sources: list[str], via: tuple[str, C
         fields["dtype"] = _dtype_text(program, site, sources)
         if site.method in ("indices", "tensor"):
             fields["variant"] = site.method
-    elif site.code == "GC108" and site.method == "relative":
-        fields["variant"] = "relative"
+    elif site.code == "GC108" and site.method in ("relative", "stopped-target"):
+        fields["variant"] = site.method
     elif site.code == "GC116":
         fields["function"] = site.call
     elif site.code == "GC111":

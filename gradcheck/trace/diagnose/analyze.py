@@ -22,10 +22,11 @@ from gradcheck.trace.diagnose.context import (
     recover_hidden_reads,
     source_tensor,
 )
-from gradcheck.trace.diagnose.cut_findings import cut_finding, target_outside_findings
+from gradcheck.trace.diagnose.cut_findings import cut_finding, stopped_target_finding, target_outside_findings
 from gradcheck.trace.diagnose.cuts import BLOCK, Cut, find_cuts
 from gradcheck.trace.diagnose.describe import make, merge
 from gradcheck.trace.diagnose.escape import escaped_target_findings
+from gradcheck.trace.diagnose.roles import stops_a_target
 from gradcheck.trace.diagnose.unreached import unreached_findings
 from gradcheck.trace.record import _tf
 from gradcheck.trace.record.call import GradientCall
@@ -142,13 +143,26 @@ def _diagnose(ctx: Context, starved: list[Source]) -> list[Finding]:
             return merge(findings + escaped)
         by_key = {s.key: s for s in rest if s.key is not None}
         unkeyed = [s for s in rest if s.key is None]
-        result = find_cuts(ctx.flow, ctx.target_keys, by_key, _live_fn(ctx), on_tape)
+        live = _live_fn(ctx)
+        result = find_cuts(ctx.flow, ctx.target_keys, by_key, live, on_tape)
         for cut in result.cuts:
-            findings.append(cut_finding(ctx, cut, [by_key[k] for k in cut.sources]))
+            cut_sources = [by_key[k] for k in cut.sources]
+            if _stops_a_target(ctx, cut, live):
+                findings.append(stopped_target_finding(ctx, cut, cut_sources))
+            else:
+                findings.append(cut_finding(ctx, cut, cut_sources))
         unreached = [by_key[k] for k in result.unreached] + unkeyed
         findings.extend(unreached_findings(ctx, unreached))
         findings.extend(target_outside_findings(ctx, unreached))
     return merge(findings)
+
+
+def _stops_a_target(ctx: Context, cut: Cut, live) -> bool:
+    """The cut is a ``tf.stop_gradient`` that keeps a target constant on purpose (the sources
+    reach the loss only through the advantage, the TD target or the teacher's output)."""
+    if cut.kind != BLOCK or cut.op < 0 or ctx.flow.ops[cut.op].type != "StopGradient":
+        return False
+    return stops_a_target(ctx.flow, cut.op, lambda keys: bool(live(ctx.target_keys, keys)))
 
 
 def _source_only_cause(ctx: Context, source: Source, on_tape: set) -> Finding | None:

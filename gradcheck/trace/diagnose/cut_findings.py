@@ -16,7 +16,7 @@ from gradcheck.trace.record import _tf, frames
 from gradcheck.trace.record.dataflow import GRADIENT_CALL, TAG_CUSTOM_GRADIENT, TAG_FUNCTION
 from gradcheck.trace.record.frames import Location
 
-__all__ = ["cut_finding", "target_outside_findings"]
+__all__ = ["cut_finding", "stopped_target_finding", "target_outside_findings"]
 
 
 def _cut_code(ctx: Context, cut: Cut) -> str:
@@ -94,6 +94,21 @@ def cut_finding(ctx: Context, cut: Cut, sources: list[Source], code: str | None 
         finding.chain_source = first.name
     if ctx.session.want_graph:
         finding.graph = subgraph(ctx, cut, sources)
+    return finding
+
+
+def stopped_target_finding(ctx: Context, cut: Cut, sources: list[Source]) -> Finding:
+    """Sources whose only path to the loss is a ``tf.stop_gradient`` on a target: the stop is
+    right (an advantage, a TD target, a teacher's output is a constant to its loss), the
+    sources are the mistake (the critic's variables asked of the actor's loss). GC108 at
+    the gradient call, where the sources are chosen."""
+    finding = make(ctx, "GC108", ctx.call_location, [s.name for s in sources], variant="stopped-target")
+    line = ctx.op_line(cut.op)
+    where = f" at line {line}" if line is not None else ""
+    finding.notes.append(
+        f"their only path to the loss is through the `tf.stop_gradient`{where}, which keeps a target constant "
+        "on purpose"
+    )
     return finding
 
 

@@ -28,6 +28,11 @@ from __future__ import annotations
 from gradcheck.findings import Finding
 from gradcheck.trace.diagnose.cuts import BLOCK, Cut
 from gradcheck.trace.diagnose.describe import chain, make, merge
+from gradcheck.trace.diagnose.roles import LOG_PASS as _LOG_PASS
+from gradcheck.trace.diagnose.roles import LOG_PROBS as _LOG_PROBS
+from gradcheck.trace.diagnose.roles import LOGS as _LOGS
+from gradcheck.trace.diagnose.roles import SHAPE_ONLY as _SHAPE_ONLY
+from gradcheck.trace.diagnose.roles import is_error
 from gradcheck.trace.record import _tf
 from gradcheck.trace.record.call import GradientCall
 from gradcheck.trace.record.dataflow import TAG_READ
@@ -39,22 +44,6 @@ from gradcheck.trace.values.layers import blame_location
 __all__ = ["find"]
 
 _ADDS = frozenset({"Add", "AddV2", "AddN", "Sub"})
-_LOGS = frozenset({"Log", "LogSoftmax", "Log1p"})
-#: ops whose output is a (negative) log-probability of their logits
-_LOG_PROBS = _LOGS | {"SparseSoftmaxCrossEntropyWithLogits", "SoftmaxCrossEntropyWithLogits"}
-#: ops a log-probability (or a ratio exp(log p - log p_old)) passes through on its way to the
-#: product with its weight: selection, reduction over actions, sign, scale, clipping
-_LOG_PASS = frozenset(
-    {
-        "Identity", "Neg", "Cast", "Squeeze", "Reshape", "ExpandDims", "Transpose", "StridedSlice", "Slice",
-        "GatherV2", "GatherNd", "ResourceGather", "Sum", "Mean", "Mul", "RealDiv", "AddV2", "Add", "Sub",
-        "Exp", "Maximum", "Minimum", "ClipByValue", "SelectV2", "Select", "ConcatV2", "Pack",
-    }
-)  # fmt: skip
-#: ops that keep a value as it is (the target's statement is the op before them)
-_SHAPE_ONLY = frozenset({"Identity", "Squeeze", "Reshape", "ExpandDims", "Cast", "StridedSlice"})
-#: what makes a difference an error: its square, absolute value, power, or Huber
-_ERRORS = frozenset({"Square", "Abs", "Pow", "SquaredDifference"})
 _REDUCTIONS = frozenset({"Sum", "Mean", "Prod"})
 _COMPARISONS = frozenset({"Sub", "SquaredDifference", "SoftmaxCrossEntropyWithLogits", "Mul"})
 
@@ -148,7 +137,7 @@ class _Study:
                 return target, self._network_output(target, common), common, "distill"
             return None
         # Sub / SquaredDifference
-        if op.type == "Sub" and not self._is_error(c):
+        if op.type == "Sub" and not is_error(self.flow, c):
             return None  # a difference that is no error (a KL term's `log_var - mu**2`, a log-density)
         if self._loss_term(a, common) or self._loss_term(b, common):
             return None  # `policy_loss + value_loss - entropy`: loss terms combined, not compared
@@ -223,25 +212,6 @@ class _Study:
                 break
             p = q
         return p
-
-    def _is_error(self, c: int) -> bool:
-        """The difference ``ops[c]`` is an error: squared, absolute or raised to a power (a
-        Huber loss takes both), through ops that only reshape or select it."""
-        flow = self.flow
-        consumers = flow.data_consumers
-        stack, seen = [(k, 0) for k in flow.ops[c].outputs], set()
-        while stack:
-            k, depth = stack.pop()
-            for j in consumers.get(k, ()):
-                if j in seen or depth > 4:
-                    continue
-                seen.add(j)
-                op = flow.ops[j]
-                if op.type in _ERRORS or (op.type == "Mul" and len(op.data) == 2 and op.data[0] == op.data[1]):
-                    return True
-                if op.type in _SHAPE_ONLY or op.type in ("Neg", "GatherV2", "GatherNd", "Mul", "RealDiv"):
-                    stack.extend((o, depth + 1) for o in op.outputs)
-        return False
 
     def derived(self, sides) -> bool:
         """Whether a side is made from a derivative of the network (an earlier
