@@ -492,6 +492,20 @@ with tf.GradientTape() as tape:
     loss = tf.reduce_mean(model(x) ** 2)
 tape.gradient(loss, model.trainable_variables)
 """,
+    # tf_keras's predict on a recording tape fails (LookupError on IteratorGetNext), under
+    # python too: that crash is the host escape, at the predict
+    "predict-in-tape-crashes-eager": """\
+import numpy as np
+import tensorflow as tf
+
+generator = tf.keras.Sequential([tf.keras.layers.Dense(4, input_shape=(2,))])
+critic = tf.keras.Sequential([tf.keras.layers.Dense(1, input_shape=(4,))])
+noise = np.random.rand(8, 2).astype("float32")
+with tf.GradientTape() as tape:
+    fake = generator.predict(noise, verbose=0)  # expect: GC105
+    loss = -tf.reduce_mean(critic(fake))
+tape.gradient(loss, generator.trainable_variables)
+""",
 }
 
 

@@ -3,6 +3,7 @@ error *is* the diagnosis (GC105), pointed at the user's line, not a crash."""
 
 from __future__ import annotations
 
+import ast
 import re
 
 from gradcheck import sourcemap
@@ -50,6 +51,56 @@ def graph_escape_finding(session, error: BaseException) -> Finding | None:
     frame_location = _host_call_within(frame_location) or frame_location
     note = f"in graph mode (tf.function / model.fit) this fails while tracing: {text.splitlines()[0]}"
     return make(None, "GC105", frame_location, names, notes=[note])
+
+
+def predict_on_tape_finding(error: BaseException) -> Finding | None:
+    """``model.predict`` called while a tape records runs Keras's predict function on the
+    tape, and with tf_keras that call itself fails (``LookupError: No gradient defined for
+    operation 'IteratorGetNext'``): under ``python`` the script crashes there. The crash is
+    the host escape (GC105) at the user's ``predict``, the model's variables starved."""
+    if not isinstance(error, LookupError) or "No gradient defined for operation" not in str(error):
+        return None
+    frame = site = None
+    for tb_frame, lasti in _user_frames(error):
+        frame, site = tb_frame, (tb_frame.f_code, lasti)
+    if frame is None:
+        return None
+    location = frames.site_location(site)
+    call = sourcemap.call_node(location.path, location.line, "predict") or sourcemap.call_node(
+        location.path, location.line, "predict_on_batch"
+    )
+    if call is None:
+        return None
+    names = []
+    model = _resolve(call.func.value, frame)
+    for variable in getattr(model, "trainable_variables", None) or ():
+        names.append(_tf.variable_name(variable))
+    spot = Location(location.path, call.lineno, call.col_offset + 1, call.end_lineno, (call.end_col_offset or 0) + 1)
+    note = "`predict` ran on the recording tape and TensorFlow failed there: " + str(error).splitlines()[0][:120]
+    return make(None, "GC105", spot, sorted(names), call=sourcemap.short_text(call.func) or "predict", notes=[note])
+
+
+def _user_frames(error: BaseException):
+    """(frame, lasti) of the user's frames in ``error``'s traceback, outermost first."""
+    tb = error.__traceback__
+    while tb is not None:
+        if frames.is_user_file(tb.tb_frame.f_code.co_filename):
+            yield tb.tb_frame, tb.tb_lasti
+        tb = tb.tb_next
+
+
+def _resolve(node, frame):
+    """The object a plain name or attribute chain (``self.actor.model``) names in ``frame``,
+    read with ``getattr`` only (nothing of the user's is called); None otherwise."""
+    if isinstance(node, ast.Name):
+        for scope in (frame.f_locals, frame.f_globals):
+            if node.id in scope:
+                return scope[node.id]
+        return None
+    if isinstance(node, ast.Attribute):
+        owner = _resolve(node.value, frame)
+        return None if owner is None else getattr(owner, node.attr, None)
+    return None
 
 
 def _variables_in_user_frames(session, error: BaseException) -> list[str]:

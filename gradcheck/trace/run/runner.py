@@ -288,9 +288,9 @@ def _is_model(value: object) -> bool:
 def _script_failed(result: FileResult, tracer: _Tracer, error: BaseException, abspath: str, shown: str) -> None:
     session = tracer.session
     if session is not None:
-        from gradcheck.trace.diagnose.escape import graph_escape_finding
+        from gradcheck.trace.diagnose.escape import graph_escape_finding, predict_on_tape_finding
 
-        escape = graph_escape_finding(session, error)
+        escape = graph_escape_finding(session, error) or predict_on_tape_finding(error)
         if escape is not None:
             result.findings.append(escape)
             return
