@@ -84,6 +84,114 @@ def test_nan_gradient_of_a_nan_loss_is_not_gc202(run_script):
     assert [f.code for f in result.findings] == []
 
 
+SIGN_MASK = """\
+import keras
+import numpy as np
+import tensorflow as tf
+
+model = keras.Sequential([keras.Input((8,)), keras.layers.Dense(16, activation="tanh"), keras.layers.Dense(1)])
+x = np.random.rand(32, 8).astype("float32")
+y = np.random.rand(32, 1).astype("float32")
+with tf.GradientTape() as tape:
+    pred = model(x)
+    keep = (tf.sign(pred - THRESHOLD) + 1.0) / 2.0
+    loss = tf.reduce_mean(tf.square(pred * keep - y))
+grads = tape.gradient(loss, model.trainable_variables)
+"""
+
+
+def test_a_mask_built_from_sign_is_reported_at_the_mask_not_at_the_sign_inside_it(run_script):
+    result = run_script(SIGN_MASK.replace("THRESHOLD", "100.0"))  # no prediction passes
+    assert result.error is None, result.error
+    assert [(f.code, f.line, f.op) for f in result.findings] == [("GC201", 10, "RealDiv")]
+    assert "the mask" in result.findings[0].message
+    assert len(result.findings[0].variables) == 4
+
+
+def test_a_mask_built_from_sign_that_lets_values_through_is_silent(run_script):
+    result = run_script(SIGN_MASK.replace("THRESHOLD", "-100.0"))  # every prediction passes
+    assert result.error is None, result.error
+    assert result.findings == []
+
+
+SIGN_GATES_ANOTHER_VALUE = """\
+import numpy as np
+import tensorflow as tf
+
+actor = tf.Variable(tf.random.normal([4, 1]), name="actor")
+critic = tf.Variable(tf.random.normal([4, 1]), name="critic")
+x = np.random.rand(32, 4).astype("float32")
+with tf.GradientTape() as tape:
+    direction = tf.sign(tf.matmul(x, actor))
+    loss = -tf.reduce_mean(direction * tf.matmul(x, critic))
+grads = tape.gradient(loss, [actor, critic])
+"""
+
+
+def test_a_sign_used_as_a_gate_still_names_what_reaches_the_loss_only_through_it(run_script):
+    # The sign gates the critic's value (which trains), but it is the actor's only path.
+    result = run_script(SIGN_GATES_ANOTHER_VALUE)
+    assert result.error is None, result.error
+    assert [(f.code, f.line, f.op, f.variables) for f in result.findings] == [("GC201", 8, "Sign", ["actor"])]
+
+
+RELU_GRADIENT_PENALTY = """\
+import numpy as np
+import tensorflow as tf
+
+w1 = tf.Variable(tf.random.normal([4, 16]), name="w1")
+b1 = tf.Variable(tf.random.normal([16]) * 0.1, name="b1")
+w2 = tf.Variable(tf.random.normal([16, 1]), name="w2")
+x = tf.constant(np.random.rand(32, 4).astype("float32"))
+with tf.GradientTape() as outer:
+    with tf.GradientTape() as inner:
+        inner.watch(x)
+        out = tf.matmul(tf.nn.relu(tf.matmul(x, w1) + b1), w2)
+    dx = inner.gradient(out, x)
+    penalty = tf.reduce_mean(tf.square(tf.norm(dx, axis=1) - 1.0))
+grads = outer.gradient(penalty, [w1, b1, w2])
+"""
+
+
+def test_a_gradient_penalty_through_relu_starves_what_only_enters_relus_input(run_script):
+    # d(penalty)/d(b1) goes only through relu's derivative, whose own derivative TensorFlow
+    # defines as zero (ReluGrad); w1 and w2 also enter the penalty directly and train.
+    result = run_script(RELU_GRADIENT_PENALTY)
+    assert result.error is None, result.error
+    assert [(f.code, f.variables) for f in result.findings] == [("GC201", ["b1"])]
+    assert "second derivative" in result.findings[0].message
+
+
+WHERE_THEN_MAXIMUM = """\
+import numpy as np
+import tensorflow as tf
+
+w = tf.Variable(tf.random.normal([20, 10]) * 0.1, name="w")
+
+
+@tf.function
+def step(x, y):
+    with tf.GradientTape() as tape:
+        probs = tf.nn.softmax(tf.matmul(x, w))
+        kept = tf.where(probs > 1e9, probs, tf.zeros_like(probs))
+        p = tf.maximum(kept, 1e-7)
+        loss = -tf.reduce_mean(tf.reduce_sum(y * tf.math.log(p), axis=-1))
+    return tape.gradient(loss, [w])
+
+
+step(np.random.rand(64, 20).astype("float32"), np.eye(10, dtype="float32")[np.random.randint(0, 10, 64)])
+"""
+
+
+def test_a_clip_of_a_value_masked_to_zero_upstream_is_blamed_on_the_mask(run_script):
+    # tf.maximum clips everything only because tf.where zeroed what it clips: the where is
+    # what the user changes.
+    result = run_script(WHERE_THEN_MAXIMUM)
+    assert result.error is None, result.error
+    assert [(f.code, f.line) for f in result.findings] == [("GC201", 11)]
+    assert "never takes its true branch" in result.findings[0].message
+
+
 XLA_STEP = """\
 import keras
 import numpy as np

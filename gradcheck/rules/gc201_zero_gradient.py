@@ -18,11 +18,15 @@ checked step, and the op where it became zero: walking back from the loss, the f
 whose output gradient is nonzero while its input's gradient is zero. It names why that op
 lets nothing through:
 
+- a step function: `tf.sign` (or a hard threshold built from it, `(tf.sign(x) + 1) / 2`),
+  whose gradient TensorFlow defines as zero everywhere, so no batch changes it; likewise a
+  second derivative through relu or max-pooling (a gradient penalty, a PDE residual);
 - a ReLU dead on the whole batch (every input ≤ 0);
 - a softmax, sigmoid or tanh saturated on the whole batch (outputs exactly 0 or 1), often
   then clipped by a loss that expects probabilities (`from_logits=False`);
 - a clip, `tf.maximum`/`tf.minimum`, or a `tf.where` whose condition never selects the
-  branch the variables are on;
+  branch the variables are on (a clip that clips everything only because what it clips was
+  made all zero upstream, by a mask, is reported at that mask);
 - a factor that is zero: an all-zero mask, a multiplication by a constant 0, or a weight
   that is zero and never receives a gradient itself (everything zero-initialised);
 - two paths whose gradients cancel exactly (the log-probability of a reparameterised
@@ -121,6 +125,21 @@ model.fit(x / x.std(), y)
             "from the loop instead of rebuilding it from Python values, and avoid `tf.stop_gradient`, integer "
             "casts or `.numpy()` inside the body.",
         ),
+        "step": (
+            "A step function (`tf.sign`) on the path",
+            "TensorFlow defines the gradient of `tf.sign` as zero everywhere, so nothing before it ever trains. "
+            "Train through a straight-through estimator, `x + tf.stop_gradient(tf.sign(x) - x)` (the sign "
+            "forward, the identity backward), or a smooth surrogate such as `tf.tanh(k * x)` (a larger `k` is "
+            "closer to the step); keep the hard `tf.sign` for inference, or apply it after the tape to the value "
+            "you report.",
+        ),
+        "second-derivative": (
+            "A second derivative through relu or max-pooling",
+            "A piecewise-linear op has a zero second derivative: a loss built from a gradient (a gradient "
+            "penalty, a PDE residual, a curvature term) gets nothing through relu's or max-pooling's input. Use a "
+            "smooth activation (`tf.nn.softplus`, `gelu`, `swish`, `tanh`) and average pooling in the layers that "
+            "loss differentiates twice.",
+        ),
     }
     doc_fields = {"act": "softmax", "weight": "dense/kernel"}
     references = (
@@ -216,6 +235,70 @@ for _ in range(3):
     train_step(np.random.rand(16, 4).astype("float32"), np.random.rand(16).astype("float32"))
 """,
         ),
+        Example(
+            "tf.sign on the model's output: its gradient is zero everywhere (eager)",
+            "eager",
+            """\
+import keras
+import numpy as np
+import tensorflow as tf
+
+model = keras.Sequential([keras.Input((8,)), keras.layers.Dense(16, activation="tanh"), keras.layers.Dense(1)])
+optimizer = keras.optimizers.SGD(0.01)
+x = np.random.rand(32, 8).astype("float32")
+y = np.sign(np.random.randn(32, 1)).astype("float32")
+with tf.GradientTape() as tape:
+    pred = tf.sign(model(x))  # expect: GC201
+    loss = tf.reduce_mean(tf.square(pred - y))
+grads = tape.gradient(loss, model.trainable_variables)
+optimizer.apply_gradients(zip(grads, model.trainable_variables))
+""",
+        ),
+        Example(
+            "a hard decision with tf.sign inside the training step (tf.function)",
+            "tf.function",
+            """\
+import keras
+import numpy as np
+import tensorflow as tf
+
+net = keras.Sequential([keras.Input((4,)), keras.layers.Dense(8, activation="relu"), keras.layers.Dense(1)])
+optimizer = keras.optimizers.Adam(1e-3)
+
+
+@tf.function
+def train_step(x, y):
+    with tf.GradientTape() as tape:
+        decision = tf.sign(net(x)[:, 0])  # expect: GC201
+        loss = tf.reduce_mean(tf.square(decision - y))
+    grads = tape.gradient(loss, net.trainable_variables)
+    optimizer.apply_gradients(zip(grads, net.trainable_variables))
+    return loss
+
+
+for _ in range(3):
+    train_step(np.random.rand(16, 4).astype("float32"), np.sign(np.random.randn(16)).astype("float32"))
+""",
+        ),
+        Example(
+            "a threshold mask no probability passes, then the loss's clip: the mask is the cause (eager)",
+            "eager",
+            """\
+import numpy as np
+import tensorflow as tf
+
+w = tf.Variable(tf.random.normal([20, 10]) * 0.1, name="w")
+b = tf.Variable(tf.zeros([10]), name="b")
+x = np.random.rand(64, 20).astype("float32")
+y = np.random.randint(0, 10, size=64)
+with tf.GradientTape() as tape:
+    probs = tf.nn.softmax(tf.matmul(x, w) + b)
+    probs = probs * tf.cast(probs > 1e9, probs.dtype)  # expect: GC201
+    p = tf.clip_by_value(probs, 1e-9, 1.0)  # clips everything, but only because the mask zeroed it
+    loss = -tf.reduce_mean(tf.reduce_sum(tf.one_hot(y, 10) * tf.math.log(p), axis=-1))
+grads = tape.gradient(loss, [w, b])
+""",
+        ),
     )
     valid = (
         Example(
@@ -305,6 +388,61 @@ def train_step(x, y, mask):
 
 mask = np.array([1.0] * 10 + [0.0] * 6, dtype="float32")
 train_step(np.random.rand(16, 4).astype("float32"), np.random.rand(16).astype("float32"), mask)
+""",
+        ),
+        Example(
+            "a straight-through estimator: tf.sign forward, the identity backward (eager)",
+            "eager",
+            """\
+import keras
+import numpy as np
+import tensorflow as tf
+
+model = keras.Sequential([keras.Input((8,)), keras.layers.Dense(16, activation="tanh"), keras.layers.Dense(1)])
+x = np.random.rand(32, 8).astype("float32")
+y = np.sign(np.random.randn(32, 1)).astype("float32")
+with tf.GradientTape() as tape:
+    h = model(x)
+    pred = h + tf.stop_gradient(tf.sign(h) - h)
+    loss = tf.reduce_mean(tf.square(pred - y))
+grads = tape.gradient(loss, model.trainable_variables)
+""",
+        ),
+        Example(
+            "tf.sign applied after the tape, to the reported decision only (eager)",
+            "eager",
+            """\
+import keras
+import numpy as np
+import tensorflow as tf
+
+model = keras.Sequential([keras.Input((8,)), keras.layers.Dense(16, activation="tanh"), keras.layers.Dense(1)])
+x = np.random.rand(32, 8).astype("float32")
+y = np.sign(np.random.randn(32, 1)).astype("float32")
+with tf.GradientTape() as tape:
+    pred = model(x)
+    loss = tf.reduce_mean(tf.square(pred - y))
+grads = tape.gradient(loss, model.trainable_variables)
+decision = tf.sign(pred)
+""",
+        ),
+        Example(
+            "a threshold mask most probabilities pass, then the loss's clip (eager)",
+            "eager",
+            """\
+import numpy as np
+import tensorflow as tf
+
+w = tf.Variable(tf.random.normal([20, 10]) * 0.1, name="w")
+b = tf.Variable(tf.zeros([10]), name="b")
+x = np.random.rand(64, 20).astype("float32")
+y = np.random.randint(0, 10, size=64)
+with tf.GradientTape() as tape:
+    probs = tf.nn.softmax(tf.matmul(x, w) + b)
+    probs = probs * tf.cast(probs > 1e-3, probs.dtype)  # drops only negligible probabilities
+    p = tf.clip_by_value(probs, 1e-9, 1.0)
+    loss = -tf.reduce_mean(tf.reduce_sum(tf.one_hot(y, 10) * tf.math.log(p), axis=-1))
+grads = tape.gradient(loss, [w, b])
 """,
         ),
     )

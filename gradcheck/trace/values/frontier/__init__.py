@@ -9,9 +9,10 @@ values do; when a tensor feeds several such ops, each one's own gradient (``own_
 which one produced the NaN, or that two nonzero contributions cancel exactly.
 
 Naming the cause, and telling a structural zero from one by chance, does need the op's
-meaning: a dead ReLU, a saturated softmax or sigmoid, a clip or a ``tf.where`` that never
-lets the gradient through, a factor that is zero (a mask, a constant, a weight that never
-moves), two paths that cancel, a loop whose body cut the value. A zero is structural when
+meaning: a step function (``tf.sign``, whose gradient is zero by construction), a dead
+ReLU, a saturated softmax or sigmoid, a clip or a ``tf.where`` that never lets the gradient
+through, a factor that is zero (a mask, a constant, a weight that never moves), two paths
+that cancel, a loop whose body cut the value. A zero is structural when
 it survives perturbing the op's input (a 1% relative jitter: a ReLU dead by a wide margin
 stays dead, a saturated softmax stays saturated) and does not come from the batch itself
 (an all-zero input batch is chance, the next batch differs); only structural zeros are
@@ -23,10 +24,13 @@ The passes, in the order ``findings`` runs them over one shared ``analysis.Analy
 - ``nonfinite``: the GC202 frontiers, each explained by the op that is not finite there
   (sqrt/log/division at 0, an overflowing exp, ...) and a ``tf.where`` that guards it;
 - ``zero``: the GC201 frontiers, each explained by two paths that cancel (``cancellation``)
-  or by the consumer's kind: ``relu``, ``saturation`` (and clipped probabilities),
-  ``masks`` (``tf.where``), a zero factor (``zero_values``), a loop (``loops``);
+  or by the consumer's kind: ``step`` (an op whose gradient TensorFlow defines as zero,
+  ``tf.sign``), ``relu``, ``saturation`` (and clipped probabilities; a clip of a value that
+  is zero upstream is blamed on why it is zero), ``masks`` (``tf.where``), a zero factor
+  (``zero_values``), a loop (``loops``);
 - ``report``: the causes of each pass turned into findings, a source named only when every
-  frontier on its paths is explained.
+  frontier on its paths is explained (a cause may explain without being a finding itself:
+  a ``tf.sign`` inside a mask).
 
 Module map: ``analysis`` (the shared state and helpers, ``Cause``), ``ops`` (the op kinds the
 explainers recognise), ``structure`` (the jitter and margin tests of a structural zero).

@@ -25,6 +25,10 @@ class Cause:
     reason: str
     notes: list[str] = field(default_factory=list)
     fields: dict = field(default_factory=dict)
+    #: A cause that names only the sources no other cause names: a ``tf.sign`` inside a mask
+    #: is meant to pass nothing, so for the values the mask gates the mask's own zero is the
+    #: finding; a source that reaches the loss only through the sign is still starved by it.
+    secondary: bool = False
 
     @property
     def key(self) -> tuple:

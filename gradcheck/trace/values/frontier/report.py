@@ -33,11 +33,18 @@ def report(a: Analysis, sources, find_causes) -> list[Finding]:
     for cause, mask in causes:
         if cause is None:
             unexplained |= mask
+    # A secondary cause (a tf.sign inside a mask) names only the sources no other cause names.
+    primary = 0
+    for cause, mask in causes:
+        if cause is not None and not cause.secondary:
+            primary |= mask
     by_key: dict[tuple, tuple[Cause, int]] = {}
     for cause, mask in causes:
         if cause is None:
             continue
         mask &= ~unexplained
+        if cause.secondary:
+            mask &= ~primary
         key = cause.key
         if key in by_key:
             by_key[key] = (by_key[key][0], by_key[key][1] | mask)

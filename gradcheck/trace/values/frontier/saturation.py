@@ -1,7 +1,8 @@
 """GC201 at a squashing op: a sigmoid, tanh or softmax saturated on the whole batch (its
 local gradient is exactly zero, and stays so when its input is jittered); and at a clip
 (``tf.maximum``/``tf.minimum``/``tf.clip_by_value``) that lets no element through, most often
-a loss clipping a saturated probability to [ε, 1-ε]."""
+a loss clipping a saturated probability to [ε, 1-ε]. A clip of a value that is exactly zero
+is a consequence: the zero's structural cause upstream (an all-zero mask) is reported."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import numpy as np
 from gradcheck.trace.values.frontier.analysis import Analysis, Cause
 from gradcheck.trace.values.frontier.ops import SQUASH
 from gradcheck.trace.values.frontier.structure import jitter
+from gradcheck.trace.values.frontier.zero_values import zero_value
 
 _NAMES = {"Sigmoid": "sigmoid", "Tanh": "tanh", "Softmax": "softmax"}
 
@@ -67,6 +69,14 @@ def clipped(a: Analysis, c: int, t, g) -> Cause | None:
     live = g != 0
     if (passes(ins) & live).any():
         return None
+    x = ins[position]
+    if x.size and not x.any():
+        # Clipped everywhere because what it clips is exactly zero (`clip(p * mask, ε, 1)` with
+        # an all-zero mask): the clip is a consequence; the zero factor upstream, when it is
+        # structural, is what the user changes. Otherwise the clip is judged on its own.
+        upstream = zero_value(a, t, c)
+        if upstream is not None:
+            return upstream
     squash_op = a.producer_through(t, SQUASH)
     jittered = list(ins)
     squashed_input = a.value(a.flow.ops[squash_op].data[0]) if squash_op is not None else None

@@ -12,9 +12,10 @@ from gradcheck.trace.values.frontier.analysis import Analysis, Cause
 from gradcheck.trace.values.frontier.cancellation import cancellation
 from gradcheck.trace.values.frontier.loops import loop
 from gradcheck.trace.values.frontier.masks import masked
-from gradcheck.trace.values.frontier.ops import LIST_OPS_PREFIX, LOOPS, PRODUCTS, SQUASH
+from gradcheck.trace.values.frontier.ops import CLIPS, LIST_OPS_PREFIX, LOOPS, PRODUCTS, SQUASH, ZERO_GRADIENT
 from gradcheck.trace.values.frontier.relu import dead_relu
 from gradcheck.trace.values.frontier.saturation import clipped, saturated
+from gradcheck.trace.values.frontier.step import zero_derivative
 from gradcheck.trace.values.frontier.zero_values import zero_factor, zero_value
 
 
@@ -58,11 +59,13 @@ def explain(a: Analysis, c: int, t) -> Cause | None:
     g = a.output_grad(c)
     if g is None:
         return None
+    if kind in ZERO_GRADIENT:
+        return zero_derivative(a, c, t)  # a step function: zero by construction, not by the batch
     if kind in ("Relu", "Relu6"):
         return dead_relu(a, c, t, g)
     if kind in SQUASH:
         return saturated(a, c, t, g)
-    if kind in ("Maximum", "Minimum", "ClipByValue"):
+    if kind in CLIPS:
         return clipped(a, c, t, g)
     if kind in ("Select", "SelectV2"):
         return masked(a, c, t, g)

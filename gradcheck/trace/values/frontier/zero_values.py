@@ -1,7 +1,8 @@
 """GC201 by a zero factor: a product (or a division's numerator) with a factor that is
 identically zero, and why that value is zero, followed back to where it is made: a constant,
-a mask, a dead ReLU or saturated squash, a ``tf.where``, or a weight that is zero and never
-moves. A value that is zero by chance (the batch, a weight the first update moves) is no
+a mask (a comparison, or a threshold built from ``tf.sign``), a dead ReLU or saturated
+squash, a ``tf.where``, a clip that passed a zero through, or a weight that is zero and
+never moves. A value that is zero by chance (the batch, a weight the first update moves) is no
 cause."""
 
 from __future__ import annotations
@@ -9,7 +10,8 @@ from __future__ import annotations
 from gradcheck.trace.record.dataflow import TAG_READ
 from gradcheck.trace.values.frontier.analysis import Analysis, Cause
 from gradcheck.trace.values.frontier.masks import select_zero
-from gradcheck.trace.values.frontier.ops import CONSTANTS, MASKS, PASS_THROUGH, PRODUCTS, SQUASH
+from gradcheck.trace.values.frontier.ops import CLIPS, CONSTANTS, MASKS, PASS_THROUGH, PRODUCTS, SQUASH
+from gradcheck.trace.values.frontier.step import hard_threshold
 from gradcheck.trace.values.frontier.structure import jitter, off_by_structure
 
 
@@ -63,6 +65,21 @@ def zero_value(a: Analysis, k, consumer: int, depth: int = 0) -> Cause | None:
         return Cause("GC201", "zero-mask", p, consumer, reason)
     if kind in ("Select", "SelectV2"):
         return select_zero(a, p, consumer, depth)
+    if hard_threshold(a, k):
+        # `(tf.sign(x - t) + 1) / 2`: a mask built from a step function, zero on the whole batch
+        reason = f"the mask {a.call_text(p)} is zero everywhere on the batch, so what it multiplies gets no gradient"
+        notes = ["it is a step function of its inputs (tf.sign): its gradient is zero everywhere, so it never opens"]
+        return Cause("GC201", "zero-mask", p, consumer, reason, notes)
+    if kind in CLIPS:
+        # A clip whose result is zero passed a zero through (`tf.clip_by_value(p * mask, 0, 1)`,
+        # or the `tf.minimum` half of a clip): why that value is zero. A bound is no cause: a
+        # constant 0 bound is a clip, not a multiplication by zero.
+        for d in op.data[:1] if kind == "ClipByValue" else op.data:
+            v = a.value(d)
+            q = flow.producer.get(d)
+            if v is not None and v.size and not v.any() and q is not None and flow.ops[q].type not in CONSTANTS:
+                return zero_value(a, d, consumer, depth + 1)
+        return None
     if kind in PRODUCTS or kind in ("RealDiv", "Div"):
         # one zero factor makes the product zero: the first one decides
         for d in op.data if kind in PRODUCTS else op.data[:1]:
