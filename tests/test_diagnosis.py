@@ -654,6 +654,32 @@ def test_issue23_numpy_loss_target_is_host_escape_in_eager_and_graph(run_script)
         assert finding.variables == ["sequential/dense/bias", "sequential/dense/kernel"]
 
 
+def test_gc101_fix_follows_what_the_indices_are_for(run_script):
+    """Predicted classes compared with labels (an error rate used as a loss) get the
+    classification advice first; argmin of Q-values regressed on targets keeps Q-learning's."""
+    body = """\
+        import numpy as np
+        import tensorflow as tf
+
+        model = tf.keras.Sequential([tf.keras.Input((4,)), tf.keras.layers.Dense(3)])
+        x = np.random.rand(16, 4).astype("float32")
+        y = np.random.randint(0, 3, 16)
+        with tf.GradientTape() as tape:
+            pred = tf.argmax(model(x), axis=1)
+            loss = {loss}
+        tape.gradient(loss, model.trainable_variables)
+        """
+    cases = (
+        ("tf.reduce_mean(tf.cast(tf.not_equal(pred, y), tf.float32))", "For classification"),
+        ("tf.reduce_mean(tf.square(tf.cast(pred, tf.float32) - y))", "For Q-learning"),
+    )
+    for n, (loss, advice) in enumerate(cases):
+        result = run_script(textwrap.dedent(body).format(loss=loss), name=f"argmax_fix_{n}.py")
+        (finding,) = result.findings
+        assert finding.code == "GC101"
+        assert finding.fix.split(". ")[1].startswith(advice), finding.fix
+
+
 def test_issue23_numpy_metric_beside_tensor_loss_is_clean(run_script):
     source = textwrap.dedent(
         """\

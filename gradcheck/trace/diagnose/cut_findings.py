@@ -194,18 +194,23 @@ def _variant(ctx: Context, cut: Cut, location: Location) -> dict:
 
 
 def _index_variant(ctx: Context, cut: Cut) -> dict:
-    """A float turned into integers that then serve as indices (an Embedding lookup)."""
+    """A float turned into integers that then serve as indices (an Embedding lookup), or
+    that are compared with labels (an error rate, accuracy: a classifier's loss)."""
     if cut.kind != BOUNDARY or cut.op < 0:
         return {}
     flow = ctx.flow
     keys = set(flow.ops[cut.op].outputs)
+    compared = False
     for i in sorted(flow.forward_cone(keys)):  # execution order: producers before consumers
         op = flow.ops[i]
         if any(k in keys and k not in op.data for k in op.inputs):
             return {"variant": "indices"}
         if not flow.ops[i].recorded:
             continue
+        compared = compared or (op.type in ("Equal", "NotEqual") and any(k in keys for k in op.inputs))
         keys.update(k for k in op.outputs if not flow.is_differentiable(k))
+    if compared and classify_op(flow.ops[cut.op].type) == "GC101":
+        return {"variant": "classification"}
     return {}
 
 
