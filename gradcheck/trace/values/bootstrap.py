@@ -82,11 +82,12 @@ def find(checked: Checked) -> list[Finding]:
     # its derivatives) of a physics-informed or meta-learning loss, never a comparison
     derivatives = [k for k in derivative_keys(checked) if k in flow.producer]
     differentiated = flow.backward_cone(derivatives, data=True) if derivatives else set()
+    network = _inside_network(flow, recorded)
     findings = []
     reported: set = set()
     for c in sorted(recorded, reverse=True):  # nearest the loss first
         op = flow.ops[c]
-        if op.type not in _COMPARISONS or len(op.data) < 2 or c in differentiated:
+        if op.type not in _COMPARISONS or len(op.data) < 2 or c in differentiated or c in network:
             continue
         verdict = study.judge(c)
         if verdict is None:
@@ -100,6 +101,39 @@ def find(checked: Checked) -> list[Finding]:
         reported.add(blame)
         findings.append(study.finding(c, target_side, blame, live, how))
     return merge(findings)
+
+
+#: ops that apply a trained weight to their input: a layer of the network
+_LAYER_OPS = frozenset(
+    {
+        "MatMul", "BatchMatMul", "BatchMatMulV2", "BatchMatMulV3", "Conv1D", "Conv2D", "Conv3D",
+        "DepthwiseConv2dNative", "Einsum", "BiasAdd",
+    }
+)  # fmt: skip
+
+
+def _inside_network(flow, recorded: set[int]) -> set[int]:
+    """The recorded ops whose output goes on into a layer (an op that applies a trained
+    weight): part of a forward pass, such as a recurrent cell's gated state update, not a
+    comparison of the network's outputs. A loss weighted by a learned scalar (``loss *
+    exp(-s)``) is still after the network: a product is no layer. One pass in reverse
+    execution order."""
+
+    def applies_weight(j: int) -> bool:
+        op = flow.ops[j]
+        return op.type in _LAYER_OPS and any(
+            (p := flow.producer.get(d)) is not None and flow.ops[p].tag == TAG_READ for d in op.data
+        )
+
+    inside: set[int] = set()
+    for i in sorted(recorded, reverse=True):
+        if any(
+            j in recorded and (j in inside or applies_weight(j))
+            for k in flow.ops[i].outputs
+            for j in flow.data_consumers.get(k, ())
+        ):
+            inside.add(i)
+    return inside
 
 
 class _Study:
