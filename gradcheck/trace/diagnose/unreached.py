@@ -13,7 +13,7 @@ from gradcheck.trace.diagnose.cuts import BOUNDARY, Cut
 from gradcheck.trace.diagnose.describe import make, op_label
 from gradcheck.trace.diagnose.escape import is_log_line
 from gradcheck.trace.record import _tf, frames
-from gradcheck.trace.record.dataflow import TAG_FUNCTION
+from gradcheck.trace.record.dataflow import TAG_FUNCTION, TAG_READ
 from gradcheck.trace.record.frames import Location
 
 __all__ = ["unreached_findings"]
@@ -115,7 +115,10 @@ def _escape_site(ctx: Context, source: Source, reach: set[int]):
     found = [
         e
         for e in found
-        if _key_after(data if flow.is_differentiable(e[3]) else anyhow, e[3])
+        # the variable's own value taken out before the tape recorded (``get_weights()`` to
+        # copy a target network): the tape reads the variable afresh, nothing of that came back
+        if not (_read_of(flow, e[3], source.key) and e[0] < ctx.state.start_seq)
+        and _key_after(data if flow.is_differentiable(e[3]) else anyhow, e[3])
         and _dead_end(flow, e[3])
         and not is_log_line(frames.site_location(e[1]))
     ]
@@ -124,6 +127,18 @@ def _escape_site(ctx: Context, source: Source, reach: set[int]):
     inside = [e for e in found if e[0] >= ctx.state.start_seq]
     _, site, code, key = max(inside or found, key=lambda e: e[0])
     return site, key, code
+
+
+def _read_of(flow, key, source_key) -> bool:
+    """``key`` is the source itself, or its value as it is (a read, an identity of one)."""
+    for _ in range(8):
+        if key == source_key:
+            return True
+        p = flow.producer.get(key)
+        if p is None or not flow.ops[p].inputs or not (flow.ops[p].tag == TAG_READ or flow.ops[p].type == "Identity"):
+            return False
+        key = flow.ops[p].inputs[0]
+    return False
 
 
 def _returned_after(ctx: Context) -> tuple[list[int], list[int]]:
