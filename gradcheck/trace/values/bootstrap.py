@@ -397,8 +397,13 @@ class _Study:
             frame = ctx.caller_level_frame(blame) if ctx.call_scope is not None else None
             location = blame_location(self.checked, blame)
             at_step_level = frame is not None and frame.scope == ctx.call_scope and location is not None
-            if at_step_level and (location.path, location.line) != (frame.path, frame.line):
-                location = ctx.frame_location(frame)  # the statement in the train step, not a layer's
+            # inside a model's forward pass (a layer's `call`), the statement in the train step
+            # is what to change; a helper of the user's (`compute_loss`) keeps the target's own line
+            innermost = ctx.op_frames(blame)[:1]
+            helper = bool(innermost) and innermost[0].scope != ctx.call_scope
+            helper = helper and innermost[0].function not in ("call", "__call__", "build")
+            if at_step_level and not helper and (location.path, location.line) != (frame.path, frame.line):
+                location = ctx.frame_location(frame)
         location = location or ctx.call_location
         location, subject = _statement(location)
         region = self.recorded
