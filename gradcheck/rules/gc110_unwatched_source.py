@@ -73,8 +73,45 @@ def saliency(x):
 saliency(tf.constant(np.random.rand(2, 4).astype("float32")))
 """,
         ),
+        Example(
+            "an adversarial step that watches the clean input and asks for the perturbed one (eager)",
+            "eager",
+            """\
+import keras
+import numpy as np
+import tensorflow as tf
+
+model = keras.Sequential([keras.Input((8,)), keras.layers.Dense(3)])
+x = tf.constant(np.random.rand(4, 8).astype("float32"))
+y = np.random.randint(0, 3, 4)
+adv_x = x + tf.random.uniform(tf.shape(x), -0.1, 0.1)
+with tf.GradientTape() as tape:
+    tape.watch(x)  # expect: GC110
+    loss = keras.losses.sparse_categorical_crossentropy(y, model(adv_x), from_logits=True)
+grad = tape.gradient(loss, adv_x)
+""",
+        ),
     )
     valid = (
+        Example(
+            "an adversarial step that watches the perturbed input it asks for (eager)",
+            "eager",
+            """\
+import keras
+import numpy as np
+import tensorflow as tf
+
+model = keras.Sequential([keras.Input((8,)), keras.layers.Dense(3)])
+x = tf.constant(np.random.rand(4, 8).astype("float32"))
+y = np.random.randint(0, 3, 4)
+adv_x = x + tf.random.uniform(tf.shape(x), -0.1, 0.1)
+with tf.GradientTape() as tape:
+    tape.watch(adv_x)
+    loss = keras.losses.sparse_categorical_crossentropy(y, model(adv_x), from_logits=True)
+grad = tape.gradient(loss, adv_x)
+assert grad is not None
+""",
+        ),
         Example(
             "tape.watch on the input tensor (eager)",
             "eager",

@@ -494,6 +494,14 @@ class Calls:
             # taken after the ``with`` block is a constant to a second one)
             return Value(flow=self.op(node, flow_of((target, sources))))
         if attr == "watch":
+            names = tuple(
+                ".".join(parts)
+                for arg in node.args
+                for watched in (arg.elts if isinstance(arg, (ast.List, ast.Tuple)) else [arg])
+                for parts in [dotted(watched)]
+                if parts is not None
+            )
+            self.watch_calls.append((node, names))
             for arg in node.args:
                 for watched in arg.elts if isinstance(arg, (ast.List, ast.Tuple)) else [arg]:
                     self._watch(watched, scope)
@@ -606,6 +614,7 @@ class Calls:
             own_tape=self.tape is not None,
             unknown_watch=self.unknown_watch,
             watched_calls=dict(self.watched_calls),
+            watch_calls=tuple(self.watch_calls),
             drops=dict(self.drops),
             parts=self.program.snapshot(
                 {*sources.flow, *sources.models, *target.flow, *(m for _, v in leaves or () for m in v.models)}

@@ -86,6 +86,7 @@ class Interpreter(Resolver, Calls, Models):
         self.assigned: dict[str, Flow] = {}  # variable -> what ``assign`` wrote into it (GC113)
         self.unknown_watch = False  # a ``tape.watch`` of something this run cannot name
         self.watched_calls: dict[str, ast.Call] = {}  # watched name -> the model call that made it
+        self.watch_calls: list[tuple[ast.Call, tuple[str, ...]]] = []  # each tape.watch, the names it watched
         self.building: list[tuple[str, bool]] = []  # models whose ``call`` runs: (origin, parts by prefix only)
 
     # --- entry points ---------------------------------------------------------------

@@ -51,6 +51,8 @@ class Check:
     watched_calls: dict[str, ast.Call] = field(default_factory=dict)  # watched name -> the call that made it
     #: dead stores before the request (``enc = self.encoder(x)``, never read) -> what they carry
     drops: dict[ast.AST, Mapping[str, frozenset]] = field(default_factory=dict)
+    #: the ``tape.watch(...)`` calls before the request, with the names each watched
+    watch_calls: tuple[tuple[ast.Call, tuple[str, ...]], ...] = ()
 
 
 @dataclass

@@ -81,6 +81,14 @@ def findings(program: Program, checks: list[Check], path: str) -> list[Finding]:
     return sorted(findings, key=Finding.sort_key)
 
 
+def _other_watch(check: Check, name: str) -> ast.Call | None:
+    """The tape's only ``tape.watch`` call, when it watched other tensors than ``name``."""
+    if len(check.watch_calls) != 1:
+        return None
+    call, names = check.watch_calls[0]
+    return call if names and name not in names else None
+
+
 def _reported(cuts: frozenset) -> list[Site]:
     """The sites that cut an origin, without the moot GC109s (a path cut before the tape
     and cut again after) when another site cuts it: that one is what to change. When only
@@ -187,8 +195,11 @@ def _source_causes(
                     made = binding_line(program.tree, node.id, check.node.lineno) or check.node
                     report(program.site(made, "GC114"), node.id, covered)
             elif value.tensor and not has_live(value.flow) and check.own_tape and not check.unknown_watch:
-                # where the tensor was made, or the request itself for a parameter
-                made = binding_line(program.tree, node.id, check.node.lineno) or check.node
+                # the one watch of the tape, when it watched another tensor (the line to
+                # change); else where the tensor was made, or the request itself for a parameter
+                made = (
+                    _other_watch(check, node.id) or binding_line(program.tree, node.id, check.node.lineno) or check.node
+                )
                 program.kinds.setdefault(node.id, "tensor")
                 report(program.site(made, "GC110"), node.id, covered)
         elif isinstance(node, ast.Attribute) and node.attr in _ALL_VARIABLES and value.models:

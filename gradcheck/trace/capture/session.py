@@ -48,6 +48,8 @@ class TapeState:
     windows: dict = field(default_factory=dict)  # graph -> list of [start, end] op ids
     start_seq: int = 0  # eager recorder sequence number when first pushed
     watched: list = field(default_factory=list)
+    #: the user's site of each ``tape.watch`` call, with the tensors it watched
+    watch_sites: list = field(default_factory=list)
 
 
 @dataclass(eq=False)

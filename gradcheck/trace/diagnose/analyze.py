@@ -28,7 +28,7 @@ from gradcheck.trace.diagnose.describe import make, merge
 from gradcheck.trace.diagnose.escape import escaped_target_findings
 from gradcheck.trace.diagnose.roles import stops_a_target
 from gradcheck.trace.diagnose.unreached import unreached_findings
-from gradcheck.trace.record import _tf
+from gradcheck.trace.record import _tf, frames
 from gradcheck.trace.record.call import GradientCall
 from gradcheck.trace.record.dataflow import cyclic_gc_paused
 from gradcheck.trace.record.frames import Location
@@ -181,8 +181,27 @@ def _source_only_cause(ctx: Context, source: Source, on_tape: set) -> Finding | 
     if source.is_variable and not getattr(value, "trainable", True):
         return _source_finding(ctx, "GC115", source, ctx.call_location)
     if not source.is_variable and source.key not in on_tape:
+        wrong = _other_watch(ctx, source)
+        if wrong is not None:  # the tape watches another tensor instead: that watch is the line to change
+            finding = _source_finding(ctx, "GC110", source, wrong)
+            finding.notes.append(f"the tape watches another tensor at line {wrong.line}, not {source.name}")
+            return finding
         return _source_finding(ctx, "GC110", source, _creation_location(ctx, source))
     return None
+
+
+def _other_watch(ctx: Context, source: Source) -> Location | None:
+    """The one ``tape.watch`` of this tape, when it watched tensors that are not sources
+    (``tape.watch(x)`` while the gradient is asked for ``adv_x``)."""
+    sources = {id(s.value) for s in ctx.sources}
+    sites = [
+        site
+        for site, tensors in ctx.state.watch_sites
+        if site is not None and not any(id(t) in sources for t in tensors)
+    ]
+    if len(ctx.state.watch_sites) != 1 or len(sites) != 1:
+        return None
+    return frames.site_location(sites[0], hints=("watch",))
 
 
 def _integer_use(ctx: Context, source: Source) -> tuple[int | None, bool]:

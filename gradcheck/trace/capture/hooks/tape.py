@@ -41,11 +41,13 @@ def install(session: Session, patches: Patches) -> None:
         orig_watch(self, tensor)
         state = session.tape_state(self)
         if state is not None:
-            for t in _tf.tf.nest.flatten(tensor):
-                if _tf.is_tensor(t) and not _tf.is_variable(t):
-                    state.watched.append(t)
-                    if state.shadow is not None:
-                        _tf.watch_tensor(state.shadow, t)
+            flat = [t for t in _tf.tf.nest.flatten(tensor) if _tf.is_tensor(t) and not _tf.is_variable(t)]
+            for t in flat:
+                state.watched.append(t)
+                if state.shadow is not None:
+                    _tf.watch_tensor(state.shadow, t)
+            if flat:
+                state.watch_sites.append((frames.current_user_site(), flat))
 
     def gradient(
         self,
