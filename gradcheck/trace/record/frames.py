@@ -162,6 +162,16 @@ def current_user_site() -> tuple[CodeType, int] | None:
     return frame_site(frame) if frame is not None else None
 
 
+def creation_site(obj: object) -> tuple[CodeType, int] | None:
+    """Where the user created ``obj``: the innermost user frame that is not one of its own
+    methods (a custom layer's ``super().__init__(**kwargs)`` is inside the layer; the line
+    that made it, ``ABCDense(32)``, is the user's)."""
+    frame = user_frame(sys._getframe(1))
+    while frame is not None and frame.f_locals.get("self") is obj:
+        frame = user_frame(frame.f_back)
+    return frame_site(frame) if frame is not None else None
+
+
 Sites = tuple[tuple[CodeType, int], ...]
 
 
@@ -200,7 +210,7 @@ def layer_site(start: FrameType | None):
     frame = start
     while frame is not None:
         code = frame.f_code
-        if _is_user_code(code):
+        if _is_user_code(code) or _converted_user_code(frame):
             return None
         # `tf____call__`: autograph's conversion of it (TF 2.16 converts tf_keras's layers in `fit`)
         if code.co_name in ("__call__", "tf____call__"):
@@ -210,6 +220,16 @@ def layer_site(start: FrameType | None):
                 return site
         frame = frame.f_back
     return None
+
+
+def _converted_user_code(frame: FrameType) -> bool:
+    """Autograph's generated copy of the user's own code (a custom layer's ``call`` that
+    tf_keras converts inside ``fit``): user code runs there, though the file is generated."""
+    filename = frame.f_code.co_filename
+    if "__autograph_generated_file" not in filename:
+        return False
+    mapped = AUTOGRAPH_LINES.get((filename, frame.f_lineno))
+    return mapped is not None and is_user_file(mapped[0])
 
 
 def current_user_sites(limit: int = 8) -> Sites | None:

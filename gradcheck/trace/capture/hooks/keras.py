@@ -72,7 +72,7 @@ def _patch_layer(patches: Patches, cls) -> None:
 
     def __init__(self, *args, **kwargs):
         orig_init(self, *args, **kwargs)
-        _note_site(self, "_gc_site", frames.current_user_site())
+        _note_site(self, "_gc_site", frames.creation_site(self))
 
     def __call__(self, *args, **kwargs):
         if getattr(self, "_gc_call_site", None) is None:
