@@ -139,7 +139,7 @@ def _derived(job: run.Job, original: run.Job, static: bool) -> None:
         v["class"] = score.classify(op.effect, op.crash_ok, diff)
         if v["class"] == "valid":
             job.gradcheck = run.gradcheck(job, static)
-            v.update(score.score(job.codes, job.lines, diff, job.gradcheck))
+            v.update(score.score(job.codes, job.lines, diff, job.gradcheck, names_variables=not static))
             v["cannot_check"] = score.cannot_check(job.gradcheck)
     else:
         v["class"] = "twin" if score.twin_ok(diff) else "bad-twin"
