@@ -1,11 +1,13 @@
 """What a ``tf.stop_gradient``'s value is for, read from the code around it: a *target*
 (the weight of a log-probability, an advantage; the ``y_true`` of a Keras loss) is stopped
-on purpose. (The trace engine also takes the side of a squared error opposite a live
-prediction; without values, which side is the prediction is not certain: a Gaussian
-log-likelihood ``(sample - mean)**2`` stops its sample, and a stopped mean is the bug.) When the sources reach the
-loss only through such a stop while the loss does train other variables, the sources are
-the mistake (the critic's variables asked of the actor's loss): GC108 at the request, as
-the trace engine reports it (``trace/diagnose/roles``), not GC104 at the stop."""
+on purpose. When the sources reach the loss only through such a stop while the loss does
+train other variables, the sources are the mistake (the critic's variables asked of the
+actor's loss): GC108 at the request, as the trace engine reports it
+(``trace/diagnose/roles``), not GC104 at the stop.
+
+The trace engine also takes the side of a squared error opposite a live prediction;
+without values, which side is the prediction is not certain here (a Gaussian
+log-likelihood ``(sample - mean)**2`` stops its sample, and a stopped mean is the bug)."""
 
 from __future__ import annotations
 

@@ -48,7 +48,7 @@ class Step:
 
 STEPS: tuple[Step, ...] = (
     Step("tape", tape.install),
-    Step("escapes", escapes.install),
+    Step("escapes", escapes.install, escapes.uninstall),
     Step("functions", functions.install),
     Step("keras", keras.install),
     Step("optimizers", optimizers.install, optimizers.uninstall),

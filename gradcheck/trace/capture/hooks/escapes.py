@@ -29,6 +29,11 @@ def install(session: Session, patches: Patches) -> None:
     _patch_dataset_functions(session, patches)
 
 
+def uninstall(session: Session, patches: Patches) -> None:
+    session.__dict__.get("ufunc_notes", {})["on"] = False
+    patches.restore()
+
+
 def pipeline_reads(session: Session) -> dict:
     """id(variable handle) -> the user's line where a ``tf.data`` function reads it."""
     return session.__dict__.setdefault("pipeline_reads", {})
@@ -139,9 +144,12 @@ setattr(_NotingUfunc, _tf.AUTOGRAPH_ARTIFACT, frozenset())  # called as it is in
 
 def _patch_numpy_ufuncs(session: Session, patches: Patches) -> None:
     recorder, tensor_type = session.recorder, _tf.EagerTensorBase
+    # a module that did `from numpy import maximum` while the hooks were in keeps the proxy:
+    # once they come off (``uninstall``) it only computes
+    active = session.__dict__.setdefault("ufunc_notes", {"on": True})
 
     def note(args) -> None:
-        if recorder.paused:
+        if recorder.paused or not active["on"]:
             return
         for value in args:
             if isinstance(value, tensor_type):
