@@ -322,7 +322,15 @@ def _dead_end_location(ctx: Context, uses: list[int]) -> Location | None:
     if not sinks:
         return None
     here = ctx.call_location
-    for frame in ctx.op_frames(sinks[-1]):
+    found = ctx.op_frames(sinks[-1])
+    if not found or (here is not None and (found[0].path, found[0].line) == (here.path, here.line)):
+        # a functional model's layer inside `fit` (no user frame but the fit call): where the
+        # user applied the layer whose output is left
+        located = ctx.op_location(sinks[-1])
+        if located is not None and (here is None or (located.path, located.line) != (here.path, here.line)):
+            return located
+        return None
+    for frame in found:
         if here is not None and (frame.path, frame.line) == (here.path, here.line):
             return None
         if sourcemap.differentiated_here(frame.path, frame.line):
