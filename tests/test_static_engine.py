@@ -117,7 +117,14 @@ def _recall_paths() -> list[Path]:
 
 
 def _realworld(kind: str) -> list:
-    return [pytest.param(p, id=p.stem) for p in _realworld_paths(kind)]
+    """The cases (or controls); a case the trace engine gets wrong too (``known_miss``, a
+    first run of an unseen batch) may be wrong here the same way: not strict."""
+    out = []
+    for p in _realworld_paths(kind):
+        miss = realworld_check.expectation(p).get("known_miss") if kind == "cases" else None
+        marks = [pytest.mark.xfail(strict=False, reason=f"the trace engine's known miss: {miss}")] if miss else []
+        out.append(pytest.param(p, id=p.stem, marks=marks))
+    return out
 
 
 def realworld_problems(script: Path) -> tuple[list[str], list[str]]:

@@ -501,7 +501,8 @@ class Calls:
                 for parts in [dotted(watched)]
                 if parts is not None
             )
-            self.watch_calls.append((node, names))
+            if all(call is not node for call, _ in self.watch_calls):  # a loop runs it again
+                self.watch_calls.append((node, names))
             for arg in node.args:
                 for watched in arg.elts if isinstance(arg, (ast.List, ast.Tuple)) else [arg]:
                     self._watch(watched, scope)
