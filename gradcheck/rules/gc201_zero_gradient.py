@@ -118,6 +118,12 @@ model.fit(x / x.std(), y)
             "(the critic in SAC); with TensorFlow Probability, use `dist.sample()` for the pathwise term and "
             "`dist.log_prob(tf.stop_gradient(action))` for the likelihood.",
         ),
+        "identical": (
+            "A difference of a value with the same computation of itself",
+            "Compute the reference side once, outside the gradient: for a PPO ratio, use the old policy's "
+            "log-probabilities stored with the rollout (or `tf.stop_gradient(old_log_prob)`), so that "
+            "`exp(log_prob - old_log_prob)` differentiates through the new policy only.",
+        ),
         "loop": (
             "A while loop / TensorArray that cuts the value",
             "Keep the loop's carried value differentiable: write the model's output itself into the "
@@ -299,8 +305,63 @@ with tf.GradientTape() as tape:
 grads = tape.gradient(loss, [w, b])
 """,
         ),
+        Example(
+            "a PPO ratio whose old log-probability is the same computation as the new one (eager)",
+            "eager",
+            """\
+import keras
+import numpy as np
+import tensorflow as tf
+
+policy = keras.Sequential([keras.Input((6,)), keras.layers.Dense(16, activation="tanh"), keras.layers.Dense(3)])
+obs = np.random.rand(32, 6).astype("float32")
+actions = np.random.randint(0, 3, 32)
+advantages = np.random.randn(32).astype("float32")
+
+
+def log_prob(logits):
+    return -tf.nn.sparse_softmax_cross_entropy_with_logits(labels=actions, logits=logits)
+
+
+with tf.GradientTape() as tape:
+    logits = policy(obs)
+    new = log_prob(logits)
+    old = log_prob(logits)  # expect: GC201
+    ratio = tf.exp(new - old)
+    loss = -tf.reduce_mean(tf.minimum(ratio * advantages, tf.clip_by_value(ratio, 0.8, 1.2) * advantages))
+grads = tape.gradient(loss, policy.trainable_variables)
+""",
+        ),
     )
     valid = (
+        Example(
+            "a PPO ratio whose old log-probability is stopped (eager)",
+            "eager",
+            """\
+import keras
+import numpy as np
+import tensorflow as tf
+
+policy = keras.Sequential([keras.Input((6,)), keras.layers.Dense(16, activation="tanh"), keras.layers.Dense(3)])
+obs = np.random.rand(32, 6).astype("float32")
+actions = np.random.randint(0, 3, 32)
+advantages = np.random.randn(32).astype("float32")
+
+
+def log_prob(logits):
+    return -tf.nn.sparse_softmax_cross_entropy_with_logits(labels=actions, logits=logits)
+
+
+with tf.GradientTape() as tape:
+    logits = policy(obs)
+    new = log_prob(logits)
+    old = tf.stop_gradient(log_prob(logits))
+    ratio = tf.exp(new - old)
+    loss = -tf.reduce_mean(tf.minimum(ratio * advantages, tf.clip_by_value(ratio, 0.8, 1.2) * advantages))
+grads = tape.gradient(loss, policy.trainable_variables)
+assert all(g is not None and float(tf.reduce_max(tf.abs(g))) > 0 for g in grads)
+""",
+        ),
         Example(
             "a batch the model already fits exactly: zero by chance, not by structure (eager)",
             "eager",

@@ -29,6 +29,8 @@ class Cause:
     #: is meant to pass nothing, so for the values the mask gates the mask's own zero is the
     #: finding; a source that reaches the loss only through the sign is still starved by it.
     secondary: bool = False
+    #: where to point when the op's own line is not the line to change (a helper called twice)
+    location: object = None
 
     @property
     def key(self) -> tuple:

@@ -60,8 +60,8 @@ def report(a: Analysis, sources, find_causes) -> list[Finding]:
 
 def _finding(a: Analysis, cause: Cause, sources, region) -> Finding:
     ctx = a.ctx
-    location = None
-    if cause.variant == "zero-weight":
+    location = cause.location
+    if location is None and cause.variant == "zero-weight":
         location = weight_location(a.checked, cause.blame)  # where its initialiser is chosen
     location = location or blame_location(a.checked, cause.blame) or ctx.call_location
     first = min(sources, key=lambda s: s.index)

@@ -18,6 +18,9 @@ from gradcheck.trace.values.frontier.saturation import clipped, saturated
 from gradcheck.trace.values.frontier.step import zero_derivative
 from gradcheck.trace.values.frontier.zero_values import zero_factor, zero_value
 
+#: ops that pass their output's gradient to one of their inputs, chosen by value
+_SELECTIONS = frozenset({"Minimum", "Maximum", "Select", "SelectV2"})
+
 
 def causes(a: Analysis, region, tensor_mask):
     flow = a.flow
@@ -36,7 +39,7 @@ def causes(a: Analysis, region, tensor_mask):
         if not any(nonzero(o) for o in op.outputs):
             continue
         for t in dict.fromkeys(op.data):
-            if tensor_mask(t) and zero(t):
+            if tensor_mask(t) and zero(t) and not _passed_on_beside(op, t, tensor_mask, nonzero):
                 frontier.setdefault(t, []).append(c)
     out = []
     for t, consumers in frontier.items():
@@ -49,6 +52,17 @@ def causes(a: Analysis, region, tensor_mask):
         for c in consumers:
             out.append((explain(a, c, t), mask))
     return out
+
+
+def _passed_on_beside(op, t, tensor_mask, nonzero) -> bool:
+    """A selection gives the gradient to another of its inputs, made from the same sources
+    (``tf.minimum(surr1, surr2)`` of two equal values gives it to one side): for those
+    sources this zero is a choice between two of their own paths, not why their gradient is
+    zero (whatever stops it on the chosen path is a frontier of its own)."""
+    if op.type not in _SELECTIONS:
+        return False
+    mask = tensor_mask(t)
+    return any(d != t and nonzero(d) and tensor_mask(d) & mask == mask for d in op.data)
 
 
 def explain(a: Analysis, c: int, t) -> Cause | None:
