@@ -122,6 +122,30 @@ grads = tape.gradient(loss, model.trainable_variables)
 """,
         ),
         Example(
+            "a custom gradient whose variable gradients forget dy (`variables=`, eager)",
+            "eager",
+            """\
+import numpy as np
+import tensorflow as tf
+
+weights = tf.Variable([1.0, 1.0], name="poly")
+
+
+@tf.custom_gradient
+def poly(x):
+    def grad(dy, variables=None):  # expect: GC301
+        return dy * weights[0], [tf.stack([tf.reduce_sum(x), tf.cast(tf.size(x), x.dtype)]) for _ in variables]
+
+    return weights[0] * x + weights[1], grad
+
+
+x = tf.constant(np.random.rand(16).astype("float32"))
+with tf.GradientTape() as tape:
+    loss = tf.reduce_mean(tf.square(poly(x) - 3.0 * x))
+grads = tape.gradient(loss, [weights])
+""",
+        ),
+        Example(
             "a hand-written swish gradient missing a term (tf.function)",
             "tf.function",
             """\
@@ -156,6 +180,31 @@ train_step(np.random.randn(8, 3).astype("float32"))
         ),
     )
     valid = (
+        Example(
+            "variable gradients chained with dy (`variables=`, eager)",
+            "eager",
+            """\
+import numpy as np
+import tensorflow as tf
+
+weights = tf.Variable([1.0, 1.0], name="poly")
+
+
+@tf.custom_gradient
+def poly(x):
+    def grad(dy, variables=None):
+        return dy * weights[0], [tf.stack([tf.reduce_sum(dy * x), tf.reduce_sum(dy)]) for _ in variables]
+
+    return weights[0] * x + weights[1], grad
+
+
+x = tf.constant(np.random.rand(16).astype("float32"))
+with tf.GradientTape() as tape:
+    loss = tf.reduce_mean(tf.square(poly(x) - 3.0 * x))
+grads = tape.gradient(loss, [weights])
+assert grads[0] is not None
+""",
+        ),
         Example(
             "the correct log1pexp gradient (eager)",
             "eager",

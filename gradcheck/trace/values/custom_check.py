@@ -267,8 +267,8 @@ def _findings(
     names = _argument_names(call.function, len(args))
     # a variable passed as an argument (a layer's own bias) is checked at its value
     args = [_tf.tf.convert_to_tensor(a) if _tf.is_variable(a) else a for a in args]
-    deaf = _ignores_upstream(call.function, args, kwargs)
-    out = []
+    deaf, deaf_variables = _ignores_upstream(call.function, args, kwargs)
+    out = [_finding(checked, call, name, ("upstream",), [name]) for name in deaf_variables]
     for i, x in enumerate(args):
         if not _tf.is_tensor(x) or not _tf.is_differentiable_dtype(x.dtype) or _tf.tf.as_dtype(x.dtype).is_complex:
             continue
@@ -279,45 +279,61 @@ def _findings(
     return out
 
 
-def _ignores_upstream(function, args: list, kwargs: dict) -> set[int]:
-    """The inputs whose custom gradient is the same whatever the upstream gradient is: the
-    gradient function, called with three upstream gradients (two independent random ones
-    and the first negated), returns one and the same nonzero value for them. A gradient is
-    linear in ``dy``; a clipped, normalised or sign-of-``dy`` gradient still changes with it
-    (at least its sign), a gradient that forgets ``dy`` does not."""
+def _ignores_upstream(function, args: list, kwargs: dict) -> tuple[set[int], list[str]]:
+    """The inputs (and, for a gradient function taking ``variables``, the variables the
+    forward function reads) whose custom gradient is the same whatever the upstream gradient
+    is: the gradient function, called with three upstream gradients (two independent random
+    ones and the first negated), returns one and the same nonzero value for them. A gradient
+    is linear in ``dy``; a clipped, normalised or sign-of-``dy`` gradient still changes with
+    it (at least its sign), a gradient that forgets ``dy`` does not."""
     tf = _tf.tf
     try:
-        result, grad_fn = function(*args, **kwargs)
+        with tf.GradientTape() as reads:  # which variables the forward function reads
+            result, grad_fn = function(*args, **kwargs)
         params = inspect.signature(grad_fn).parameters
     except Exception:  # noqa: BLE001 - cannot call it again: nothing to compare
-        return set()
+        return set(), []
     outputs = [o for o in tf.nest.flatten(result) if _tf.is_tensor(o)]
     if not outputs or not all(_tf.is_differentiable_dtype(o.dtype) for o in outputs):
-        return set()
-    extra = {"variables": []} if "variables" in params else {}
+        return set(), []
+    read = [v for v in reads.watched_variables() if v.trainable] if "variables" in params else []
+    extra = {"variables": read} if "variables" in params else {}
     rng = np.random.default_rng(112)
     first = [rng.standard_normal(o.shape.as_list() or []) * 1e-2 for o in outputs]
     second = [rng.standard_normal(o.shape.as_list() or []) * 1e-2 for o in outputs]
-    answers = []
+    answers, variable_answers = [], []
     for upstream in (first, second, [-u for u in first]):
         dys = [tf.constant(u.astype(o.dtype.as_numpy_dtype)) for u, o in zip(upstream, outputs, strict=True)]
         try:
             grads = grad_fn(*dys, **extra)
         except Exception:  # noqa: BLE001
-            return set()
-        if extra and isinstance(grads, tuple) and len(grads) == 2 and isinstance(grads[1], list):
-            grads = grads[0]  # (input gradients, variable gradients)
+            return set(), []
+        variable_grads: list = []
+        if extra and isinstance(grads, tuple) and len(grads) == 2 and isinstance(grads[1], (list, tuple)):
+            grads, variable_grads = grads  # (input gradients, variable gradients)
         answers.append(list(grads) if isinstance(grads, (list, tuple)) else [grads])
-    deaf: set[int] = set()
-    for i, (a, b, c) in enumerate(zip(*answers, strict=False)):
+        variable_answers.append(list(variable_grads))
+    deaf = {i for i, same in enumerate(_unchanged(answers)) if same}
+    deaf_variables = [
+        _tf.variable_name(read[j]) for j, same in enumerate(_unchanged(variable_answers)) if same and j < len(read)
+    ]
+    return deaf, deaf_variables
+
+
+def _unchanged(answers: list[list]) -> list[bool]:
+    """For each gradient of three answers: the same nonzero value each time."""
+    tf = _tf.tf
+    out = []
+    for a, b, c in zip(*answers, strict=False):
         if not all(_tf.is_tensor(g) for g in (a, b, c)):
+            out.append(False)
             continue
         a, b, c = (np.asarray(tf.convert_to_tensor(g)) for g in (a, b, c))
         if a.shape != b.shape or a.shape != c.shape or not np.any(a):
-            continue  # a zero gradient says nothing about dy
-        if np.array_equal(a, b) and np.array_equal(a, c):
-            deaf.add(i)
-    return deaf
+            out.append(False)  # a zero gradient says nothing about dy
+            continue
+        out.append(bool(np.array_equal(a, b) and np.array_equal(a, c)))
+    return out
 
 
 def _argument_names(function, count: int) -> list[str]:
