@@ -172,6 +172,15 @@ def test_ground_truth_classification():
     assert score.classify("starve", False, score.compare(ok, same)) == "equivalent"
     assert score.classify("starve", False, score.compare(ok, crash)) == "crashed"
     assert score.classify("starve", True, score.compare(ok, crash)) == "valid"
+    # the edit does not fit the program (`.predict` on a plain function): no symptom of the bug
+    misfit = {
+        "records": [],
+        "crash": {"type": "AttributeError", "message": "'function' object has no attribute 'predict'"},
+    }
+    assert score.classify("starve", True, score.compare(ok, {**misfit, "returncode": 1})) == "crashed"
+    # removing a stop_gradient is a bug only where the stop held back a recorded value
+    assert score.stop_was_live({"stops": {"30": True}}, [30])
+    assert not score.stop_was_live({"stops": {"68": False}}, [68]) and not score.stop_was_live({}, [30])
     assert not score.twin_ok(score.compare(ok, none))
     gc = {"status": "checked", "findings": [{"code": "GC101", "line": 7, "variables": ["w"]}]}
     assert score.score(("GC101",), [7], score.compare(ok, none), gc) == {

@@ -137,6 +137,8 @@ def _derived(job: run.Job, original: run.Job, static: bool) -> None:
     v: dict[str, Any] = {"diff": diff}
     if job.kind == "mutant":
         v["class"] = score.classify(op.effect, op.crash_ok, diff)
+        if v["class"] == "valid" and op.live_stop and not score.stop_was_live(original.probe or {}, job.lines):
+            v["class"] = "equivalent"  # the removed stop held back no gradient
         if v["class"] == "valid":
             job.gradcheck = run.gradcheck(job, static)
             v.update(score.score(job.codes, job.lines, diff, job.gradcheck, names_variables=not static))

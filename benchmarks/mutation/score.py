@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
 STARVED = {"none", "zero"}
@@ -60,7 +61,7 @@ def classify(effect: str, crash_ok: bool, diff: dict[str, Any]) -> str:
     """'valid', 'equivalent' (no change TensorFlow can see), 'no-effect' (changed, but not the
     operator's effect), or 'crashed' (plain python fails, and that is not this bug's symptom)."""
     if diff["crashed"]:
-        return "valid" if crash_ok and not diff["timeout"] else "crashed"
+        return "valid" if crash_ok and not diff["timeout"] and not _misfit(diff) else "crashed"
     if not diff["changed"]:
         return "equivalent"
     if effect == "starve":
@@ -70,6 +71,30 @@ def classify(effect: str, crash_ok: bool, diff: dict[str, Any]) -> str:
     if effect == "nonfinite":
         return "valid" if diff["nonfinite"] else "no-effect"
     return "valid"  # "change"
+
+
+#: crashes that say the operator's edit does not fit the program, not that the bug did what
+#: it does: a name or module that is not there, an attribute missing on what is no tensor
+#: (``.predict`` on a plain function; ``.numpy()`` failing on a symbolic tensor *is* the bug)
+_MISFIT = ("NameError", "ImportError", "ModuleNotFoundError")
+_MISSING_ATTRIBUTE = re.compile(r"'(\w+)' object has no attribute")
+
+
+def _misfit(diff: dict[str, Any]) -> bool:
+    crash = diff.get("crash") or {}
+    kind, message = crash.get("type"), str(crash.get("message", ""))
+    if kind in _MISFIT:
+        return True
+    missing = _MISSING_ATTRIBUTE.search(message) if kind == "AttributeError" else None
+    return missing is not None and "Tensor" not in missing.group(1)
+
+
+def stop_was_live(probe: dict[str, Any], lines: list[int]) -> bool:
+    """The original's probe saw a ``tf.stop_gradient`` on one of ``lines`` stop a value some
+    tape was recording (``stops``): removing it lets a gradient through. A stop on a value
+    no tape records (a NumPy target, a previous policy passed in) changes nothing."""
+    stops = probe.get("stops") or {}
+    return any(stops.get(str(line)) for line in lines)
 
 
 def twin_ok(diff: dict[str, Any]) -> bool:

@@ -220,6 +220,9 @@ class Operator:
     effect: ClassVar[str] = "starve"
     # The bug may show as an exception under plain python (e.g. `.numpy()` in a graph).
     crash_ok: ClassVar[bool] = False
+    #: the mutant removes a ``tf.stop_gradient``: valid only where the original's probe saw it
+    #: stop a value a tape was recording (``score.stop_was_live``)
+    live_stop: ClassVar[bool] = False
     needs_tf: ClassVar[bool] = True
     transformer: ClassVar[type[SiteTransformer]]
 

@@ -39,4 +39,5 @@ class RemoveStopGradient(Operator):
     summary = "tf.stop_gradient(target) -> (target)"
     twin_summary = "tf.stop_gradient(tf.identity(target))"
     effect = "change"
+    live_stop = True
     transformer = _T

@@ -22,7 +22,7 @@ import traceback
 _OUT = os.environ.get("GCM_PROBE_OUT")
 _PROGRAM = os.path.realpath(os.environ.get("GCM_PROBE_PROGRAM", ""))
 _GRACE = float(os.environ.get("GCM_PROBE_GRACE", "8"))
-_STATE: dict = {"records": [], "traced": [], "crash": None, "exit": "end"}
+_STATE: dict = {"records": [], "traced": [], "crash": None, "exit": "end", "stops": {}}
 _SEEN_EXEC: set = set()
 _LOCK = threading.Lock()
 
@@ -150,6 +150,33 @@ def _patch(tf) -> None:
 
     gradient._gcm_probe = True
     backprop.GradientTape.gradient = gradient
+    _patch_stop_gradient(tf)
+
+
+def _patch_stop_gradient(tf) -> None:
+    """Record, per line of the program, whether a ``tf.stop_gradient`` there stopped a value
+    that some tape was recording (TensorFlow's own ``should_record_backprop``): only there
+    does removing it let a gradient through (the ground truth of ``remove_stop_gradient``)."""
+    from tensorflow.python.eager import record
+    from tensorflow.python.ops import array_ops
+
+    original = array_ops.stop_gradient
+
+    def stop_gradient(input, name=None):  # TensorFlow's own signature (`input=` is accepted)
+        try:
+            line = _user_line()
+            flat = [t for t in tf.nest.flatten(input) if tf.is_tensor(t)]
+            if line is not None:
+                live = bool(flat) and record.should_record_backprop(flat)
+                with _LOCK:
+                    _STATE["stops"][str(line)] = _STATE["stops"].get(str(line), False) or live
+        except Exception:  # noqa: BLE001 - the probe must never change the program's behaviour
+            traceback.print_exc()
+        return original(input, name=name)
+
+    for owner in (tf, array_ops):
+        if getattr(owner, "stop_gradient", None) is original:
+            owner.stop_gradient = stop_gradient
 
 
 class _null:

@@ -9,6 +9,7 @@ host escape, a function that captured them by value, or plain non-use.
 
 from __future__ import annotations
 
+import ast
 import fnmatch
 
 from gradcheck import sourcemap
@@ -168,6 +169,10 @@ def _stops_a_target(ctx: Context, cut: Cut, live) -> bool:
 def _source_only_cause(ctx: Context, source: Source, on_tape: set) -> Finding | None:
     value = source.value
     dtype = getattr(value, "dtype", None)
+    if source.is_variable and not getattr(value, "trainable", True):
+        # a non-trainable variable among the sources (`model.variables`: BatchNorm statistics,
+        # a Dropout's integer seed state): the source list is what to change, whatever its dtype
+        return _source_finding(ctx, "GC115", source, _sources_location(ctx))
     if dtype is not None and not _tf.is_differentiable_dtype(dtype):
         dtype_name = _tf.tf.as_dtype(dtype).name
         use, as_index = _integer_use(ctx, source)
@@ -178,8 +183,6 @@ def _source_only_cause(ctx: Context, source: Source, on_tape: set) -> Finding | 
             return _source_finding(ctx, "GC114", source, location, dtype=dtype_name, variant=variant)
         variant = "tensor" if not source.is_variable else ""
         return _source_finding(ctx, "GC114", source, _creation_location(ctx, source), dtype=dtype_name, variant=variant)
-    if source.is_variable and not getattr(value, "trainable", True):
-        return _source_finding(ctx, "GC115", source, ctx.call_location)
     if not source.is_variable and source.key not in on_tape:
         wrong = _other_watch(ctx, source)
         if wrong is not None:  # the tape watches another tensor instead: that watch is the line to change
@@ -202,6 +205,20 @@ def _other_watch(ctx: Context, source: Source) -> Location | None:
     if len(ctx.state.watch_sites) != 1 or len(sites) != 1:
         return None
     return frames.site_location(sites[0], hints=("watch",))
+
+
+def _sources_location(ctx: Context) -> Location | None:
+    """The expression that built the gradient call's source list: the call itself, or the
+    statement that bound the name it passes (``variables = model.variables``)."""
+    call = ctx.call_location
+    if call is None:
+        return None
+    args = sourcemap.call_arguments(call.path, call.line, call.column, "gradient")
+    if args and len(args) > 1 and isinstance(args[1], ast.Name):
+        bound = sourcemap.binding_line(call.path, args[1].id, call.line)
+        if bound is not None:
+            return Location(call.path, bound.line, bound.column, bound.end_line, bound.end_column)
+    return call
 
 
 def _integer_use(ctx: Context, source: Source) -> tuple[int | None, bool]:
