@@ -135,6 +135,41 @@ def test_a_sign_used_as_a_gate_still_names_what_reaches_the_loss_only_through_it
     assert [(f.code, f.line, f.op, f.variables) for f in result.findings] == [("GC201", 8, "Sign", ["actor"])]
 
 
+PPO_CLIP = """\
+import keras
+import numpy as np
+import tensorflow as tf
+
+policy = keras.Sequential([keras.Input((4,)), keras.layers.Dense(8, activation="tanh"), keras.layers.Dense(2, activation="softmax")])
+states = np.random.rand(16, 4).astype("float32")
+actions = tf.one_hot(np.random.randint(0, 2, 16), 2)
+old_log_p = tf.math.log(tf.reduce_sum(policy(states) * actions, axis=1)) - 1.0  # every ratio beyond the clip
+with tf.GradientTape() as tape:
+    probs = PROBS
+    log_p = tf.math.log(tf.reduce_sum(probs * actions, axis=1))
+    ratio = tf.exp(log_p - old_log_p)
+    clipped = tf.clip_by_value(ratio, 0.8, 1.2)
+    loss = -tf.reduce_mean(tf.minimum(ratio * 2.0, clipped * 2.0))
+grads = tape.gradient(loss, policy.trainable_variables)
+"""
+
+
+def test_a_clip_behind_which_a_sign_cuts_every_path_is_blamed_on_the_sign(run_script):
+    # The clip lets nothing through, but opening it would change nothing: every path back
+    # to the policy crosses the tf.sign, whose gradient is zero by construction.
+    result = run_script(PPO_CLIP.replace("PROBS", "tf.sign(policy(states))"))
+    assert result.error is None, result.error
+    assert [(f.code, f.line, f.op) for f in result.findings] == [("GC201", 10, "Sign")]
+    assert len(result.findings[0].variables) == 4
+
+
+def test_a_clip_that_clips_every_ratio_is_still_blamed_on_the_clip(run_script):
+    result = run_script(PPO_CLIP.replace("PROBS", "policy(states)"))
+    assert result.error is None, result.error
+    assert [(f.code, f.line) for f in result.findings] == [("GC201", 13)]
+    assert len(result.findings[0].variables) == 4
+
+
 RELU_GRADIENT_PENALTY = """\
 import numpy as np
 import tensorflow as tf

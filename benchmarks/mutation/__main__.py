@@ -35,6 +35,12 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="use only ground truth an earlier run cached (run no probe; skip what is not cached)",
     )
+    ap.add_argument(
+        "--resume",
+        type=Path,
+        metavar="JSON",
+        help="an earlier run's --json (same settings): keep what it measured, run only the rest",
+    )
     ap.add_argument("--list", action="store_true", help="list the programs and operators, then exit")
     args = ap.parse_args(argv)
 
@@ -61,6 +67,10 @@ def main(argv: list[str] | None = None) -> int:
     from benchmarks.mutation import bench
 
     bench.CACHED_ONLY = args.cached_truth
+    resume = {}
+    if args.resume:
+        for r in json.loads(args.resume.read_text(encoding="utf-8"))["records"]:
+            resume[f"{r['program']}/{r['kind']}/{r['operator']}/{r['site']}"] = r
     start = time.monotonic()
     command = "python -m benchmarks.mutation " + " ".join(argv if argv is not None else sys.argv[1:])
 
@@ -107,6 +117,7 @@ def main(argv: list[str] | None = None) -> int:
             sample=args.sample,
             sample_twins=args.sample_twins,
             checkpoint=write if (args.json or args.markdown) else None,
+            resume=resume,
         )
     write(states, partial=False)
     print(report.render_text(summarize(states)))

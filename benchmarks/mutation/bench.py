@@ -152,6 +152,17 @@ def _derived(job: run.Job, original: run.Job, static: bool) -> None:
     job.verdict = v
 
 
+def _restore(job: run.Job, resume: dict[str, dict[str, Any]]) -> bool:
+    """Take the job's outcome from an earlier run's record, if it has one for the same file."""
+    rec = resume.get(job.key)
+    if not rec or not rec.get("verdict") or rec.get("detail") != job.detail:
+        return False
+    if Path(rec["file"]).is_file() and Path(rec["file"]).read_bytes() != job.path.read_bytes():
+        return False  # the operator or the adaptation changed since: run it again
+    job.verdict, job.gradcheck, job.probe = rec["verdict"], rec["gradcheck"], rec["probe"]
+    return True
+
+
 def benchmark(
     programs: list[Program],
     operators: list[Operator],
@@ -166,8 +177,13 @@ def benchmark(
     sample: int | None = None,
     sample_twins: int | None = None,
     checkpoint: Callable[[list[ProgramState]], None] | None = None,
+    resume: dict[str, dict[str, Any]] | None = None,
 ) -> list[ProgramState]:
-    """Run everything; ``progress(kind, n)`` is told the totals ("total", n) and each step ("advance", 1)."""
+    """Run everything; ``progress(kind, n)`` is told the totals ("total", n) and each step ("advance", 1).
+
+    ``resume``: records of an earlier (stopped) run with the same settings, by job key; a job
+    with a verdict there is not run again."""
+    resume = resume or {}
     workdir = workdir or Path(tempfile.mkdtemp(prefix="gradcheck-mutation-"))
     states = [prepare(p, roots, workdir) for p in programs]
     for st in states:
@@ -178,14 +194,19 @@ def benchmark(
         progress("total", len(live))
     with ThreadPoolExecutor(max_workers=jobs) as pool:
         # The originals run while the mutants are written (libcst is not fast).
-        futs = {st.program.name: pool.submit(_run_original, st.original, static) for st in live}
+        futs = {
+            st.program.name: pool.submit(_run_original, st.original, static)
+            for st in live
+            if not _restore(st.original, resume)
+        }
         derived = []
         for i, st in enumerate(live):
             make_jobs(st, operators, twins, max_sites, sample, sample_twins, rotation=i * 3)
             if progress:
                 progress("more", len(st.jobs))
         for st in live:
-            futs[st.program.name].result()
+            if st.program.name in futs:
+                futs[st.program.name].result()
             if progress:
                 progress("advance", 1)
             assert st.original is not None
@@ -198,7 +219,9 @@ def benchmark(
                 if progress:
                     progress("advance", len(st.jobs))
                 continue
-            derived += [pool.submit(_run_derived, j, st.original, static) for j in st.jobs]
+            derived += [pool.submit(_run_derived, j, st.original, static) for j in st.jobs if not _restore(j, resume)]
+            if progress:
+                progress("advance", sum(1 for j in st.jobs if j.verdict))
         for i, fut in enumerate(as_completed(derived), 1):
             fut.result()
             if progress:

@@ -54,6 +54,44 @@ def zero_derivative(a: Analysis, c: int, t) -> Cause | None:
     return Cause("GC201", "second-derivative", c, c, reason)
 
 
+def steps_behind(a: Analysis, t, tensor_mask) -> list[tuple[Cause, int]]:
+    """The step functions (``tf.sign``) that every path from ``t`` back to the sources crosses,
+    each with the sources behind it. Their gradient is zero by construction, so a zero
+    frontier downstream of them (a PPO clip that clips a ratio the sign made constant, a
+    selection, a dead unit) is a consequence: open it, and the sources still get zeros.
+    Empty when some path reaches a source without crossing a step."""
+    flow = a.flow
+    steps: list[int] = []
+    seen: set = set()
+    stack = [t]
+    while stack:
+        k = stack.pop()
+        mask = tensor_mask(k)
+        if k in seen or not mask:
+            continue
+        seen.add(k)
+        p = flow.producer.get(k)
+        if p is None:
+            return []  # a source itself
+        op = flow.ops[p]
+        if op.type in ZERO_GRADIENT and ZERO_GRADIENT[op.type] is None:
+            steps.append(p)
+            continue
+        carried = 0
+        for d in op.data:
+            carried |= tensor_mask(d)
+        if mask & ~carried:
+            return []  # a source is read here (a variable's read, a watched tensor)
+        stack.extend(op.data)
+    out = []
+    for c in sorted(set(steps)):
+        data = flow.ops[c].data
+        cause = zero_derivative(a, c, data[0]) if data else None
+        if cause is not None:
+            out.append((cause, tensor_mask(data[0])))
+    return out
+
+
 def hard_threshold(a: Analysis, k) -> bool:
     """Whether the value ``k`` is a hard threshold built from a step function: elementwise
     arithmetic on ``tf.sign`` (and comparison masks, scalar literals), as `(tf.sign(x) + 1) / 2`.

@@ -15,7 +15,7 @@ from gradcheck.trace.values.frontier.masks import masked
 from gradcheck.trace.values.frontier.ops import CLIPS, LIST_OPS_PREFIX, LOOPS, PRODUCTS, SQUASH, ZERO_GRADIENT
 from gradcheck.trace.values.frontier.relu import dead_relu
 from gradcheck.trace.values.frontier.saturation import clipped, saturated
-from gradcheck.trace.values.frontier.step import zero_derivative
+from gradcheck.trace.values.frontier.step import steps_behind, zero_derivative
 from gradcheck.trace.values.frontier.zero_values import zero_factor, zero_value
 
 #: ops that pass their output's gradient to one of their inputs, chosen by value
@@ -44,6 +44,10 @@ def causes(a: Analysis, region, tensor_mask):
     out = []
     for t, consumers in frontier.items():
         mask = tensor_mask(t)
+        behind = steps_behind(a, t, tensor_mask)
+        if behind:  # zero by construction further back: this frontier is not what starves them
+            out += [(cause, m & mask) for cause, m in behind]
+            continue
         if len(consumers) >= 2:
             cancel = cancellation(a, t, consumers)
             if cancel is not None:
