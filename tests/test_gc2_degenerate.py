@@ -170,6 +170,70 @@ def test_a_clip_that_clips_every_ratio_is_still_blamed_on_the_clip(run_script):
     assert len(result.findings[0].variables) == 4
 
 
+EPISODE_LOOP = """\
+import keras
+import tensorflow as tf
+
+
+class ActorCritic(keras.Model):
+    def __init__(self):
+        super().__init__()
+        self.common = keras.layers.Dense(16, activation="relu")
+        self.actor = keras.layers.Dense(2)
+        self.critic = keras.layers.Dense(1)
+
+    def call(self, x):
+        h = self.common(x)
+        return self.actor(h), self.critic(h)
+
+
+model = ActorCritic()
+
+
+def run_episode(state):
+    probs = tf.TensorArray(tf.float32, size=0, dynamic_size=True)
+    values = tf.TensorArray(tf.float32, size=0, dynamic_size=True)
+    for t in tf.range(5):
+        logits, value = model(state)
+        probs = probs.write(t, tf.nn.softmax(logits)[0, 0])
+        values = values.write(t, value[0, 0])
+        state = state + 0.1
+    return probs.stack(), values.stack()
+
+
+@tf.function
+def train_step(state):
+    with tf.GradientTape() as tape:
+        probs, values = run_episode(state)
+        probs = PROBS
+        advantage = tf.stop_gradient(1.0 - values)
+        loss = -tf.reduce_sum(tf.math.log(probs + 1e-3) * advantage) + tf.reduce_sum(tf.square(1.0 - values))
+    return tape.gradient(loss, model.trainable_variables)
+
+
+train_step(tf.random.normal((1, 4)))
+"""
+
+
+@pytest.mark.parametrize(
+    ("probs", "code"),
+    [("tf.round(probs)", "GC102"), ("tf.cast(probs > 0.5, tf.float32)", "GC103"), ("tf.stop_gradient(probs)", "GC104")],
+)
+def test_a_cut_that_a_loop_turns_into_zeros_is_named_as_the_cut(run_script, probs, code):
+    # The episode's loop is one While op: TensorFlow fills the cut output's gradient with
+    # zeros, so the actor head gets zeros, not None; the cut is still the cause.
+    result = run_script(EPISODE_LOOP.replace("PROBS", probs))
+    assert result.error is None, result.error
+    assert [(f.code, f.line) for f in result.findings] == [(code, 35)]
+    assert result.findings[0].variables == ["actor_critic/dense_1/bias", "actor_critic/dense_1/kernel"]
+
+
+def test_an_episode_loop_with_no_cut_is_silent(run_script):
+    result = run_script(EPISODE_LOOP.replace("PROBS", "probs"))
+    assert result.error is None, result.error
+    assert result.findings == []
+
+
 RELU_GRADIENT_PENALTY = """\
 import numpy as np
 import tensorflow as tf

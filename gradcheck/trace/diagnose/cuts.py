@@ -118,7 +118,7 @@ def _find(
     live = live_fn(targets, on_path)
     live |= {t for t in targets if flow.is_differentiable(t)}
 
-    level = _Level(flow, region, on_path, data, watched)
+    level = Level(flow, region, on_path, data, watched)
     for i in sorted(region):
         op = flow.ops[i]
         for k in op.outputs:
@@ -209,7 +209,7 @@ def _float_path_mask(flow: Flow, bits: dict, connected: set, region: set[int], t
 
 
 @dataclass
-class _Level:
+class Level:
     """One level of the walk: the ops on the starved paths (``region``), the tensors on
     them, and the culprits found so far. Each op is walked at most once per level by the
     integer-region walks and once by the out-of-tape walks (``walked_*``): what they lead to

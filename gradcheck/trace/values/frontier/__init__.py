@@ -42,6 +42,7 @@ from gradcheck.findings import Finding
 from gradcheck.trace.diagnose.describe import merge
 from gradcheck.trace.values.frontier import nonfinite, zero
 from gradcheck.trace.values.frontier.analysis import Analysis, Cause
+from gradcheck.trace.values.frontier.hidden_cuts import hidden_cuts
 from gradcheck.trace.values.frontier.report import report
 
 __all__ = ["Cause", "findings"]
@@ -53,5 +54,5 @@ def findings(checked, values, zero_sources, nonfinite_sources) -> list[Finding]:
     if nonfinite_sources:
         out += report(analysis, nonfinite_sources, nonfinite.causes)
     if zero_sources:
-        out += report(analysis, zero_sources, zero.causes)
+        out += report(analysis, zero_sources, zero.causes, hidden_cuts)
     return merge(out)

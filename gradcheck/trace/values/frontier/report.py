@@ -7,15 +7,19 @@ from __future__ import annotations
 import numpy as np
 
 from gradcheck.findings import Finding
+from gradcheck.trace.diagnose.cut_findings import cut_finding
 from gradcheck.trace.diagnose.cuts import BLOCK, Cut
 from gradcheck.trace.diagnose.describe import chain, make, op_label
 from gradcheck.trace.values.checked import region as region_of
 from gradcheck.trace.values.frontier.analysis import Analysis, Cause
+from gradcheck.trace.values.frontier.hidden_cuts import hidden_cut_cut
 from gradcheck.trace.values.layers import blame_location, weight_location
 
 
-def report(a: Analysis, sources, find_causes) -> list[Finding]:
-    """``find_causes(a, region, tensor_mask)`` is a pass: (cause or None, sources mask) pairs."""
+def report(a: Analysis, sources, find_causes, hidden=None) -> list[Finding]:
+    """``find_causes(a, region, tensor_mask)`` is a pass: (cause or None, sources mask) pairs.
+    ``hidden(a, region, tensor_mask, mask)``: causes for the sources no frontier of the pass
+    reached (``hidden_cuts``)."""
     flow = a.flow
     keys = [s.key for s in sources]
     region = region_of(flow, a.targets, keys)
@@ -27,6 +31,13 @@ def report(a: Analysis, sources, find_causes) -> list[Finding]:
         return bits.get(k, 0) | (masks.get(p, 0) if p is not None else 0)
 
     causes = find_causes(a, region, tensor_mask)
+    if hidden is not None:
+        reached = 0
+        for _, mask in causes:
+            reached |= mask
+        unreached = sum(bits.values()) & ~reached
+        if unreached:
+            causes += hidden(a, region, tensor_mask, unreached)
     # A source is reported only when every frontier on its paths is explained and
     # structural: one zero by chance (the batch) makes the whole zero possibly chance.
     unexplained = 0
@@ -60,6 +71,13 @@ def report(a: Analysis, sources, find_causes) -> list[Finding]:
 
 def _finding(a: Analysis, cause: Cause, sources, region) -> Finding:
     ctx = a.ctx
+    if cause.variant == "hidden-cut":
+        finding = cut_finding(ctx, hidden_cut_cut(a, cause, sources), list(sources))
+        finding.notes.append(
+            "TensorFlow gives these variables zeros, not None: the cut path is summed with live ones "
+            "(a loop, a function call) before it reaches them"
+        )
+        return finding
     location = cause.location
     if location is None and cause.variant == "zero-weight":
         location = weight_location(a.checked, cause.blame)  # where its initialiser is chosen
