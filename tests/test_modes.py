@@ -181,6 +181,53 @@ def test_step_function_called_from_a_loop_stops_after_the_budget(run_script):
     assert [f.code for f in result.findings] == ["GC102"]
 
 
+def test_an_inner_gradient_repeated_under_an_outer_tape_runs_on_to_the_outer_gradient(run_script):
+    # MAML: the inner call site repeats (tasks x inner steps) before the outer gradient is
+    # asked; the budget must not end the program there, or the outer cut is never seen.
+    source = textwrap.dedent(
+        """\
+        import numpy as np
+        import tensorflow as tf
+
+        w = tf.Variable(np.ones((3, 1), "float32"), name="w")
+        x = np.random.rand(4, 3).astype("float32")
+        with tf.GradientTape() as outer:
+            fast, total = w, 0.0
+            for _ in range(3):
+                with tf.GradientTape() as inner:
+                    inner.watch(fast)
+                    loss = tf.reduce_sum(tf.square(x @ fast))
+                g = inner.gradient(loss, fast)
+                fast = tf.round(fast - 0.1 * g)
+            total += tf.reduce_sum(x @ fast)
+        outer.gradient(total, [w])
+        """
+    )
+    result = run_script(source)
+    assert result.error is None
+    assert [(f.code, f.line, f.variables) for f in result.findings] == [("GC102", 13, ["w"])]
+
+
+def test_a_whole_loop_under_one_outer_tape_still_ends_after_the_budget(run_script):
+    source = textwrap.dedent(
+        """\
+        import numpy as np
+        import tensorflow as tf
+
+        w = tf.Variable(np.ones((3, 1), "float32"), name="w")
+        with tf.GradientTape(persistent=True) as outer:
+            for i in range(10000):
+                with tf.GradientTape() as inner:
+                    loss = tf.reduce_sum(tf.square(np.random.rand(2, 3).astype("float32") @ w))
+                inner.gradient(loss, [w])
+        raise SystemExit(f"the loop ran to its end: {i}")
+        """
+    )
+    result = run_script(source)
+    assert result.error is None
+    assert result.steps_checked == 65  # the budget (1) and the inner repeats allowed under a recording tape
+
+
 def test_the_checked_step_applies_no_update(run_script):
     source = textwrap.dedent(
         """\

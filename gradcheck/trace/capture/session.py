@@ -30,6 +30,11 @@ from gradcheck.trace.record.dataflow import function_base_name
 from gradcheck.trace.record.eager import EagerRecorder
 from gradcheck.trace.record.errors import StopCheck
 
+#: How many more times than the budget an inner gradient call may run under an outer tape
+#: that records, before the check ends the program anyway (a whole training loop inside one
+#: persistent tape).
+NESTED_REPEATS = 64
+
 
 @dataclass(eq=False)
 class TapeState:
@@ -135,10 +140,19 @@ class Session:
         graph = max(self.checked_graphs.values(), default=0)
         return max(eager, graph, 1 if self.gradient_calls else 0)
 
-    def _before_eager_gradient(self, site) -> None:
+    def _before_eager_gradient(self, site, state: TapeState | None = None) -> bool:
+        """Count a gradient call at ``site``: True to check it, False to let it run unchecked,
+        StopCheck past the budget. An inner call repeated under an outer tape that still
+        records (MAML's inner steps, a gradient penalty per sample) runs on unchecked, up to
+        ``NESTED_REPEATS`` times, so that the outer tape's own gradient is reached and checked."""
         if self.steps is not None and self.site_counts[site] >= self.steps:
+            outer = any(s is not state for s in self.recording)
+            if outer and self.site_counts[site] < self.steps + NESTED_REPEATS:
+                self.site_counts[site] += 1
+                return False
             raise StopCheck()
         self.site_counts[site] += 1
+        return True
 
     def before_function_call(self, concrete) -> None:
         graph = getattr(concrete, "_func_graph", None)

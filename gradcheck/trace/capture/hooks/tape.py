@@ -107,9 +107,9 @@ def _request(session, tape, state, caller, target, sources, output_gradients, co
     Jacobian, every source the target is not connected to on the tape), then the
     degenerate ones: the ``lookup``, ``none`` and ``values`` phases of the registry."""
     eager = _tf.executing_eagerly()
-    if eager:
-        # per thread: under a MirroredStrategy each replica runs the same call once a step
-        session._before_eager_gradient((caller.f_code, caller.f_lasti, threading.get_ident()))
+    # per thread: under a MirroredStrategy each replica runs the same call once a step
+    if eager and not session._before_eager_gradient((caller.f_code, caller.f_lasti, threading.get_ident()), state):
+        return compute()  # an inner call repeated under a recording outer tape: checked once
     session.flush_watch()
     graph = None if eager else _tf.default_graph()
     call = GradientCall(
