@@ -400,3 +400,37 @@ def _print_realworld_score() -> int:
 
 if __name__ == "__main__":
     raise SystemExit(_print_realworld_score())
+
+
+ACTING_PASS = """\
+import numpy as np
+import tensorflow as tf
+
+policy = tf.keras.Sequential([tf.keras.layers.Dense(2)])
+optimizer = tf.keras.optimizers.Adam(1e-3)
+
+
+def train(states, actions):
+    with tf.GradientTape() as tape:
+        logits = policy(states)
+        logits = LOGITS
+        ce = tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+        loss = ce(tf.cast(actions, tf.int32), logits)
+    grads = tape.gradient(loss, policy.trainable_variables)
+    optimizer.apply_gradients(zip(grads, policy.trainable_variables))
+
+
+for episode in range(3):
+    state = np.random.rand(1, 4).astype("float32")
+    probs = policy.predict(state)
+    action = np.random.choice(2, p=tf.nn.softmax(probs[0]).numpy())
+    train(state, np.array([action]))
+"""
+
+
+def test_an_acting_pass_predict_is_no_cause_beside_a_cut_inside_the_tape():
+    # The rollout's predict feeds only the sampled action the loss is computed for; once the
+    # tape's own path is cut, the cut is the finding, not the acting pass (issue 25).
+    findings = check_source(ACTING_PASS.replace("LOGITS", "tf.round(logits)"), "acting.py")
+    assert [(f.code, f.line) for f in findings] == [("GC102", 11)]
+    assert check_source(ACTING_PASS.replace("LOGITS", "logits"), "acting.py") == []

@@ -77,6 +77,12 @@ def findings(program: Program, checks: list[Check], path: str) -> list[Finding]:
                         through.setdefault(site, (origin, check, len(sites)))
         _unused(program, check, target, sources, starved, through)
         _wrong_gradients(program, check, sources, starved, through)
+    for site in [s for s in starved if s.code == "GC105" and s.when == "outside"]:
+        # A ``predict`` while no tape records (an acting pass that samples the action a loss
+        # is later computed for) is no cause of what a cut inside the tape starves anyway.
+        inside = set().union(*(v for s, v in starved.items() if s.when != "outside" and s is not site))
+        if starved[site] <= inside:
+            del starved[site]
     findings = [_finding(program, site, sorted(starved[site]), through[site], path) for site in starved]
     return sorted(findings, key=Finding.sort_key)
 
