@@ -146,7 +146,9 @@ what_to_check = _group(
         doc_name="--steps N",
         doc="Training steps to check before the script is stopped (default 1, or `steps` in the configuration). "
         "In eager mode a step ends when a checked `tape.gradient` call site is about to run again; in graph mode "
-        "when a traced function holding a checked gradient is about to run again.",
+        "when a traced function holding a checked gradient is about to run again. An inner `tape.gradient` "
+        "repeated under an outer tape that still records (MAML's inner steps) runs on, unchecked, until the outer "
+        "gradient is asked.",
     ),
     _option(
         "--timeout",

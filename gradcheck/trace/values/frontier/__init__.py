@@ -27,7 +27,10 @@ The passes, in the order ``findings`` runs them over one shared ``analysis.Analy
   or by the consumer's kind: ``step`` (an op whose gradient TensorFlow defines as zero,
   ``tf.sign``), ``relu``, ``saturation`` (and clipped probabilities; a clip of a value that
   is zero upstream is blamed on why it is zero), ``masks`` (``tf.where``), a zero factor
-  (``zero_values``), a loop (``loops``);
+  (``zero_values``), a loop (``loops``); a frontier behind which a step function cuts
+  every path back to the sources is that step's (``step.steps_behind``). Sources no
+  frontier reaches are handed to ``hidden_cuts``: a GC1xx cut whose None a loop or a
+  function call turned into zeros, named with the cut's own code;
 - ``report``: the causes of each pass turned into findings, a source named only when every
   frontier on its paths is explained (a cause may explain without being a finding itself:
   a ``tf.sign`` inside a mask).
