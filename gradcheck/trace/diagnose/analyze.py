@@ -152,7 +152,8 @@ def _diagnose(ctx: Context, starved: list[Source]) -> list[Finding]:
                 findings.append(stopped_target_finding(ctx, cut, cut_sources))
             else:
                 findings.append(cut_finding(ctx, cut, cut_sources))
-        unreached = [by_key[k] for k in result.unreached] + unkeyed
+        # in the order of the sources (a set's order would change the notes' order from run to run)
+        unreached = sorted((by_key[k] for k in result.unreached), key=lambda s: s.index) + unkeyed
         findings.extend(unreached_findings(ctx, unreached))
         findings.extend(target_outside_findings(ctx, unreached))
     return merge(findings)
