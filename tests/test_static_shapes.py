@@ -113,6 +113,30 @@ with tf.GradientTape() as tape:
 grads = tape.gradient(loss, model.trainable_variables)
 """
 
+_PASS_THROUGH = """\
+import keras
+import tensorflow as tf
+
+
+@tf.custom_gradient
+def pass_through(x):
+    def grad(upstream):{mark}
+        return {grad}
+
+    return tf.identity(x), grad
+
+
+model = keras.Sequential([keras.layers.Dense(4)])
+with tf.GradientTape() as tape:
+    loss = tf.reduce_mean(tf.square(pass_through(model(tf.zeros((8, 3)))) - 1.0))
+grads = tape.gradient(loss, model.trainable_variables)
+"""
+INVALID["gc301-identity-with-a-gradient-of-ones"] = _PASS_THROUGH.format(
+    mark="  # expect: GC301", grad="tf.ones_like(x)"
+)
+VALID["gc301-identity-chaining-dy"] = _PASS_THROUGH.format(mark="", grad="upstream * tf.ones_like(x)")
+VALID["gc301-a-zero-gradient-on-purpose"] = _PASS_THROUGH.format(mark="", grad="tf.zeros_like(x)")
+
 # --- GC115: all the variables of a Sequential that ``add`` gave a BatchNormalization -----
 
 _GAN = """\

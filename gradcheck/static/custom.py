@@ -24,8 +24,10 @@ _STEPS = frozenset(
         *("one_hot", "top_k", "sort", "clip_by_value", "relu", "abs", "maximum", "minimum"),
     )
 )
-#: Calls that make a zero or constant gradient on purpose.
-_ZEROS = frozenset(("zeros_like", "zeros", "ones_like", "constant", "identity"))
+#: Calls that make a zero or constant gradient on purpose (a block). A gradient of ones that
+#: ignores ``dy`` is no block: it is the upstream gradient forgotten (unless the forward is a
+#: step, where it is a straight-through surrogate: ``_STEPS``).
+_ZEROS = frozenset(("zeros_like", "zeros", "constant", "identity"))
 
 
 @dataclass(frozen=True)
