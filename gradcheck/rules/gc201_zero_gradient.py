@@ -32,7 +32,8 @@ lets nothing through:
 - two paths whose gradients cancel exactly (the log-probability of a reparameterised
   sample taken with respect to the distribution's own parameters);
 - a `tf.while_loop` / `TensorArray` in a traced function whose body cuts the value: graph
-  mode gives zeros there, not None.
+  mode gives zeros there, not None. (A cut *after* the loop, on one of its outputs, also
+  gives zeros; that is reported as the cut itself, GC102/GC103/GC104..., not as GC201.)
 
 Only structural zeros are reported: the zero must survive a 1% perturbation of the op's
 input, and must not come from the batch itself (an all-zero input batch is chance). A

@@ -404,7 +404,8 @@ class Models:
         program = self.program
         if attr in _HOST_RESULTS and not self._maybe_own_method(receiver, attr):
             # a ``predict`` while no tape records (an acting pass that samples an action) is
-            # moot, like a GC109, when the path then goes through a cut of its own
+            # marked "outside": ``rules.findings`` drops it where a cut inside the tape
+            # starves the same sources
             site = program.site(node, "GC105", "outside" if self.tape is None or not self.recording else "")
             flow = dict(cut_flow(flow_of([*args, *kwargs.values()]), site))
             for model in receiver.models:

@@ -46,7 +46,7 @@ class Site:
     code: str
     call: str  # the callee as written (``tf.math.argmin``), or the expression for an operator
     arg: str = ""  # its first argument as written (the fix template's ``{arg}``)
-    when: str = ""  # GC109: "before" or "after" the tape recorded
+    when: str = ""  # GC109: "before" or "after" the tape recorded; GC105: "outside" (a predict no tape records)
     is_call: bool = True
     via: int = 0  # GC109 inside a called function: the line of the call that ran outside the tape
     method: str = ""  # GC109 in a layer's ``build``/``__init__``: that method's name; GC111: the op

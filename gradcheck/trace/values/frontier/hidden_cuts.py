@@ -55,6 +55,7 @@ def hidden_cuts(a: Analysis, region: set[int], tensor_mask, zero_mask: int) -> l
             mask |= tensor_mask(k)
         mask &= zero_mask
         if mask:
+            # the code is the cut's own, chosen by ``cut_finding`` (``report._finding``)
             out.append((Cause("GC1", "hidden-cut", culprit, culprit, "", fields={"cut_kind": kind}), mask))
     return out
 

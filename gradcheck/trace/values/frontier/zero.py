@@ -42,9 +42,11 @@ def causes(a: Analysis, region, tensor_mask):
             if tensor_mask(t) and zero(t) and not _passed_on_beside(op, t, tensor_mask, nonzero):
                 frontier.setdefault(t, []).append(c)
     out = []
+    # a step function in the region at all (else no frontier can be behind one: no walk)
+    steps = any(ZERO_GRADIENT.get(flow.ops[i].type, ()) is None for i in region)
     for t, consumers in frontier.items():
         mask = tensor_mask(t)
-        behind = steps_behind(a, t, tensor_mask)
+        behind = steps_behind(a, t, tensor_mask) if steps else []
         if behind:  # zero by construction further back: this frontier is not what starves them
             out += [(cause, m & mask) for cause, m in behind]
             continue
