@@ -434,3 +434,192 @@ def test_an_acting_pass_predict_is_no_cause_beside_a_cut_inside_the_tape():
     findings = check_source(ACTING_PASS.replace("LOGITS", "tf.round(logits)"), "acting.py")
     assert [(f.code, f.line) for f in findings] == [("GC102", 11)]
     assert check_source(ACTING_PASS.replace("LOGITS", "logits"), "acting.py") == []
+
+
+# --- GC113: the value ``v.assign(x)`` returns -------------------------------------------
+
+ASSIGN_IN_TAPE = """\
+import tensorflow as tf
+
+buffer = tf.Variable(0.0, shape=tf.TensorShape(None), trainable=False)
+model = tf.keras.Sequential([tf.keras.layers.Dense(4), tf.keras.layers.Dense(1)])
+optimizer = tf.keras.optimizers.SGD(0.1)
+
+
+def train_step(x, y):
+    with tf.GradientTape() as tape:
+        pred = model(x)
+BODY
+        loss = tf.reduce_mean((pred - y) ** 2)
+    grads = tape.gradient(loss, model.trainable_variables)
+    optimizer.apply_gradients(zip(grads, model.trainable_variables))
+"""
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        # the variable as written, read back through the value ``assign`` returns
+        "        pred = buffer.assign(tf.cast(pred, buffer.dtype)) * 1.0  # expect: GC113",
+        "        pred = tf.identity(buffer.assign_add(pred))  # expect: GC113",
+        # the same bug spelled as a write, then a read of the variable
+        "        buffer.assign(pred)  # expect: GC113\n        pred = buffer + 0.0",
+    ],
+)
+def test_a_value_read_back_from_an_assign_in_the_tape_is_cut(body):
+    source = ASSIGN_IN_TAPE.replace("BODY", body)
+    assert found(source) == expected(source)
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        # a statistic kept in a variable, never read back into the loss
+        "        buffer.assign(tf.reduce_mean(pred))",
+        "        _ = buffer.assign(tf.reduce_mean(pred))",
+        # written but asked not to return the value
+        "        buffer.assign(tf.reduce_mean(pred), read_value=False)",
+        # the value written does not come from the model: nothing of it is cut
+        "        pred = pred * buffer.assign(tf.ones_like(pred))",
+    ],
+)
+def test_an_assign_the_loss_does_not_read_back_is_silent(body):
+    assert found(ASSIGN_IN_TAPE.replace("BODY", body)) == []
+
+
+def test_an_assign_outside_the_tape_and_an_optimizer_like_update_are_silent():
+    source = textwrap.dedent(
+        """\
+        import tensorflow as tf
+
+        w = tf.Variable(tf.ones((3, 1)))
+        shadow = tf.Variable(tf.zeros((3, 1)), trainable=False)
+
+
+        def step(x, y, lr=0.1):
+            shadow.assign(w * 2.0)  # before the tape: what the tape reads is a constant, as intended
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_mean((x @ w + x @ shadow - y) ** 2)
+            g = tape.gradient(loss, [w])[0]
+            w.assign_sub(lr * g)  # the update itself, after the request
+            return w.assign(tf.clip_by_norm(w, 1.0))
+        """
+    )
+    assert found(source) == []
+
+
+def test_reading_the_assigned_variable_itself_keeps_its_own_gradient():
+    # ``v.assign(x)`` returns ``v``: a read of it, so ``v`` gets a gradient (``x`` does not)
+    source = textwrap.dedent(
+        """\
+        import tensorflow as tf
+
+        v = tf.Variable(1.0)
+        x = tf.Variable(2.0)
+        with tf.GradientTape() as tape:
+            loss = v.assign(v * 2.0) ** 2
+        grads = tape.gradient(loss, [v])
+        """
+    )
+    assert found(source) == []
+
+
+# --- GC115: ``model.variables`` with non-trainable variables ------------------------------
+
+ALL_VARIABLES = """\
+import tensorflow as tf
+from tensorflow.keras import layers
+
+model = tf.keras.Sequential([layers.Dense(8), LAYER, layers.Dense(1)])
+optimizer = tf.keras.optimizers.Adam()
+
+
+def train_step(x, y):
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_mean((model(x, training=True) - y) ** 2)
+    SOURCES
+    optimizer.apply_gradients(zip(grads, model.trainable_variables))
+"""
+
+
+@pytest.mark.parametrize(
+    "layer",
+    [
+        "layers.Dropout(0.3)",  # Keras 3: a SeedGenerator, whose state is a non-trainable variable
+        "layers.Dropout(rate=dropout_rate)",  # a rate the code does not spell: not 0 to draw anything
+        "layers.GaussianNoise(0.1)",
+        "layers.LSTM(8, return_sequences=True)",  # recurrent layers always make one
+        "layers.Bidirectional(layers.GRU(8))",
+        "layers.RandomFlip()",
+        "layers.MultiHeadAttention(2, 4, dropout=0.1)",
+        "layers.BatchNormalization()",
+    ],
+)
+def test_model_variables_with_non_trainable_state_is_gc115(layer):
+    source = ALL_VARIABLES.replace("LAYER", layer).replace(
+        "SOURCES", "grads = tape.gradient(loss, model.variables)  # expect: GC115"
+    )
+    assert found(source) == expected(source)
+
+
+def test_a_named_list_of_every_variable_is_reported_where_it_is_built():
+    source = ALL_VARIABLES.replace("LAYER", "layers.Dropout(0.5)").replace(
+        "SOURCES",
+        "params = model.weights  # expect: GC115\n    grads = tape.gradient(loss, params)",
+    )
+    assert found(source) == expected(source)
+
+
+@pytest.mark.parametrize(
+    ("layer", "sources"),
+    [
+        # every variable is trainable: ``variables`` is ``trainable_variables``
+        ("layers.Dense(4)", "grads = tape.gradient(loss, model.variables)"),
+        # rate 0: the layer draws nothing, so makes no seed generator
+        ("layers.Dropout(0.0)", "grads = tape.gradient(loss, model.variables)"),
+        ("layers.MultiHeadAttention(2, 4)", "grads = tape.gradient(loss, model.weights)"),
+        # the trainable ones kept
+        ("layers.Dropout(0.5)", "grads = tape.gradient(loss, [v for v in model.variables if v.trainable])"),
+        (
+            "layers.Dropout(0.5)",
+            "params = [v for v in model.variables if v.trainable]\n    grads = tape.gradient(loss, params)",
+        ),
+        (
+            "layers.LSTM(8)",
+            "params = model.variables\n    params = model.trainable_variables\n    grads = tape.gradient(loss, params)",
+        ),
+        # every variable listed for saving or logging, not as sources
+        (
+            "layers.BatchNormalization()",
+            "tf.print([tf.norm(v) for v in model.variables])\n"
+            "    saved = {v.name: v.numpy() for v in model.weights}\n"
+            "    grads = tape.gradient(loss, model.trainable_variables)",
+        ),
+    ],
+)
+def test_model_variables_without_non_trainable_state_or_not_as_sources_is_silent(layer, sources):
+    source = ALL_VARIABLES.replace("LAYER", layer).replace("SOURCES", sources)
+    assert found(source) == []
+
+
+def test_a_keras_2_dropout_holds_no_variable():
+    # tf_keras (Keras 2): Dropout makes no SeedGenerator, so ``variables`` are the trainable ones
+    source = (
+        ALL_VARIABLES.replace("import tensorflow as tf\n", "import tensorflow as tf\nimport tf_keras\n")
+        .replace("from tensorflow.keras import layers", "from tf_keras import layers")
+        .replace("tf.keras.", "tf_keras.")
+        .replace("LAYER", "layers.Dropout(0.3)")
+        .replace("SOURCES", "grads = tape.gradient(loss, model.variables)")
+    )
+    assert found(source) == []
+
+
+def test_a_name_is_looked_up_in_the_function_that_asks():
+    # ``params`` is this function's parameter: the module's ``params = model.variables`` is
+    # another list
+    source = (
+        ALL_VARIABLES.replace("LAYER", "layers.Dropout(0.5)")
+        .replace("def train_step(x, y):", "params = model.variables\n\n\ndef train_step(x, y, params):")
+        .replace("SOURCES", "grads = tape.gradient(loss, params)")
+    )
+    assert found(source) == []

@@ -23,8 +23,11 @@ from gradcheck.findings import CHECKED, ERROR, CheckError, FileResult, Finding
 from gradcheck.static.prefilter import is_training_code
 from gradcheck.static.program import BudgetExceeded
 
-#: A file without any of these words asks for no gradient: no need to parse it.
-_MAY_TRAIN = re.compile(r"gradient|jacobian|GradientTape|minimize|compile|\bfit\b|train_on_batch")
+#: A file without any of these words (or ``fit`` as a word) asks for no gradient: no need
+#: to parse it. Looked for one by one with ``in``: a regular expression's alternation
+#: scans the text far more slowly than a substring search does.
+_MAY_TRAIN_WORDS = ("gradient", "GradientTape", "compile", "minimize", "jacobian", "train_on_batch")
+_FIT = re.compile(r"\bfit\b")
 
 
 #: How the static rules name a line in their messages and notes.
@@ -34,7 +37,10 @@ _LINE_WORD = re.compile(r"(?<![\w.])line (\d+)\b")
 def may_train(source: str) -> bool:
     """Whether ``source`` mentions anything that asks for a gradient (a word test, no parse):
     files for which it is False are never analysed."""
-    return _MAY_TRAIN.search(source) is not None
+    for word in _MAY_TRAIN_WORDS:
+        if word in source:
+            return True
+    return "fit" in source and _FIT.search(source) is not None
 
 
 def check_source(source: str, path: str = "<string>") -> list[Finding]:

@@ -396,7 +396,11 @@ class Calls:
             return self.new_variable(node, dtype, _is_false(keyword(node, "trainable")))
         if attr in _ASSIGNS:
             self._assign_variable(node, receiver, everything)
-            return EMPTY
+            if _is_false(keyword(node, "read_value")):
+                return EMPTY
+            # ``v.assign(x)`` returns the variable as written: a read of it, which holds what
+            # was written but carries no gradient to it (``y = buffer.assign(h) * 1.0``)
+            return self.with_assigned(Value(flow=receiver.flow, ref=receiver.ref, dtype=receiver.dtype))
         if isinstance(ref, MetricRef):
             return self._metric(node, receiver, attr, everything)
         if attr == "minimize" and isinstance(kwargs.get("tape", EMPTY).ref, TapeRef):

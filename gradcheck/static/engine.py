@@ -17,23 +17,27 @@ from gradcheck.static import catalog, training
 from gradcheck.static.interp import Interpreter
 from gradcheck.static.program import Check, Program
 from gradcheck.static.rules import STATIC_NOTE, findings
-from gradcheck.static.scope import FuncRef, Instance, Scope
+from gradcheck.static.scope import FuncRef, Instance, Scope, release
 from gradcheck.static.values import Value, has_live, join, real
+from gradcheck.static.walk import descendants
 
 _TRAIN_STEPS = ("train_step", "test_step")
 
 
 def analyze(tree: ast.Module, source: str, path: str) -> list[Finding]:
     program = Program(tree, source.splitlines())
-    checks = _module_checks(program)
-    for fn in program.regions:
-        checks += _function_checks(program, fn)
-    checks += program.training_checks
-    for node, loss, model in program.compiled:  # compiled, never fit here
-        if node not in program.fitted_compiles:
-            checks += training.compile_checks(Interpreter, program, node, loss, model)
-    checks += _functional_checks(program)
-    return findings(program, checks, path)
+    try:
+        checks = _module_checks(program)
+        for fn in program.regions:
+            checks += _function_checks(program, fn)
+        checks += program.training_checks
+        for node, loss, model in program.compiled:  # compiled, never fit here
+            if node not in program.fitted_compiles:
+                checks += training.compile_checks(Interpreter, program, node, loss, model)
+        checks += _functional_checks(program)
+        return findings(program, checks, path)
+    finally:
+        release(program.closures)
 
 
 # --- regions --------------------------------------------------------------------------
@@ -90,10 +94,10 @@ class _Slicer:
                 for target in stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]:
                     kills |= {
                         n.id
-                        for n in ast.walk(target)
+                        for n in descendants(target)
                         if isinstance(n, ast.Name) and isinstance(target, (ast.Name, ast.Tuple, ast.List))
                     }
-            for node in ast.walk(stmt):
+            for node in descendants(stmt):
                 if isinstance(node, ast.Name):
                     (reads if isinstance(node.ctx, ast.Load) else binds).add(node.id)
                 elif isinstance(node, (ast.Attribute, ast.Subscript)) and not isinstance(node.ctx, ast.Load):
@@ -203,15 +207,15 @@ def _parameter_sources(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
     params = {p.arg for p in (*spec.posonlyargs, *spec.args, *spec.kwonlyargs)}
     found: set[str] = set()
     local: set[str] = set()  # rebound (``x = tf.convert_to_tensor(x)``) or watched here: this function's
-    for node in ast.walk(fn):
+    for node in descendants(fn):
         if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
             for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
-                local |= {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
+                local |= {n.id for n in descendants(target) if isinstance(n, ast.Name)}
             continue
         if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
             continue
         if node.func.attr == "watch":
-            local |= {n.id for a in node.args for n in ast.walk(a) if isinstance(n, ast.Name)}
+            local |= {n.id for a in node.args for n in descendants(a) if isinstance(n, ast.Name)}
             continue
         if node.func.attr in catalog.GRADIENT_METHODS and len(node.args) > 1:
             sources = node.args[1]

@@ -176,8 +176,11 @@ class Interpreter(Resolver, Calls, Models):
         scope_node = self.stack[-1] if self.stack else self.region
         if scope_node is None:
             return
+        pairs = [(t, v) for t, v in pairs if has_live(v.flow)]
+        if not pairs:
+            return  # nothing live ends here: no need for the names the scope reads
         loaded = self.program.loaded_names(scope_node)
-        flows = [v.flow for t, v in pairs if t.id not in loaded and has_live(v.flow)]
+        flows = [v.flow for t, v in pairs if t.id not in loaded]
         if flows:
             self.drops[node] = merge_flows((self.drops.get(node, {}), *flows))
 
@@ -362,6 +365,7 @@ class Interpreter(Resolver, Calls, Models):
         return True
 
     def function_value(self, node: ast.FunctionDef | ast.AsyncFunctionDef, scope: Scope) -> Value:
+        self.program.hold(scope)  # the function's value closes over it
         for decorator in node.decorator_list:
             target = decorator.func if isinstance(decorator, ast.Call) else decorator
             qual = self.qualname(target, scope)
@@ -616,6 +620,7 @@ class Interpreter(Resolver, Calls, Models):
         return Value(flow=self.cut(node, flow_of(values), "GC103"), dtype="int", tensor=any(v.tensor for v in values))
 
     def _lambda(self, node: ast.Lambda, scope: Scope) -> Value:
+        self.program.hold(scope)
         return Value(ref=FuncRef(node, scope))
 
     def _await(self, node: ast.Await, scope: Scope) -> Value:

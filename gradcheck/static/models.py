@@ -43,6 +43,24 @@ _TRAIN = frozenset(("fit", "train_on_batch", "fit_generator"))
 _HOST_RESULTS = frozenset(("predict", "predict_on_batch", "predict_step", "evaluate", "test_on_batch"))
 #: Keras layers that hold non-trainable variables (moving statistics, adapted moments).
 _STATEFUL_LAYERS = frozenset(("BatchNormalization", "SyncBatchNormalization", "Normalization"))
+#: Keras 3 layers that draw random numbers hold a ``SeedGenerator`` whose state is a
+#: non-trainable variable (``seed_generator_state``), made when the layer is constructed:
+#: recurrent layers and cells always (their dropout masks)...
+_SEEDED_LAYERS = frozenset(
+    (
+        *("LSTM", "GRU", "SimpleRNN", "LSTMCell", "GRUCell", "SimpleRNNCell", "ConvLSTM1D", "ConvLSTM2D"),
+        *("ConvLSTM3D", "AugMix", "CutMix", "MixUp", "RandAugment"),
+    )
+)
+#: ... dropout and noise layers when their rate (first argument or this keyword) is not 0...
+_SEEDED_BY_RATE = {
+    **dict.fromkeys(("Dropout", "SpatialDropout1D", "SpatialDropout2D", "SpatialDropout3D"), "rate"),
+    **dict.fromkeys(("GaussianDropout", "AlphaDropout"), "rate"),
+    "GaussianNoise": "stddev",
+}
+#: ... and attention layers given a ``dropout`` (0 by default). Random augmentation layers
+#: (``RandomFlip``...) are seeded too.
+_SEEDED_BY_DROPOUT = frozenset(("Attention", "AdditiveAttention", "MultiHeadAttention", "GroupedQueryAttention"))
 #: Keras layers that make trainable variables when built (a dropped ``Flatten`` costs nothing).
 _WEIGHTED_LAYERS = frozenset(
     (
@@ -102,7 +120,9 @@ class Models:
         if leaf in _ID_LAYERS:  # text/category lookups: integer ids out, no trainable variable
             program.frozen.add(token)
             program.id_layers.add(token)
-        if leaf in _STATEFUL_LAYERS:
+        if leaf in _STATEFUL_LAYERS or (
+            not program.keras2 and qual.startswith("keras.layers.") and _seeded(node, leaf)
+        ):
             program.stateful.setdefault(token, node)
         inner = args[0] if args else kwargs.get("cell") or kwargs.get("layer")
         if leaf in _WRAPPERS and inner is not None and (inner.models or isinstance(inner.ref, Instance)):
@@ -493,6 +513,26 @@ def _cut_origins(flow: Flow, origins: set[str], site) -> Flow:
         return flow
     cut = frozenset((site,))
     return {o: (cut if o in origins and not cuts else cuts) for o, cuts in flow.items()}
+
+
+def _seeded(node: ast.Call, leaf: str) -> bool:
+    """A Keras 3 layer that makes a ``SeedGenerator`` (a non-trainable variable) when
+    constructed (a wrapper, ``Bidirectional(LSTM(8))``, holds the one of the layer it wraps,
+    which is a part of it)."""
+    if leaf in _SEEDED_LAYERS or (leaf.startswith("Random") and leaf[6:7].isupper()):
+        return True
+    if leaf in _SEEDED_BY_RATE:
+        rate = node.args[0] if node.args else keyword(node, _SEEDED_BY_RATE[leaf])
+        return rate is not None and not _zero(rate)
+    if leaf in _SEEDED_BY_DROPOUT:
+        rate = keyword(node, "dropout")
+        return rate is not None and not _zero(rate)
+    return False
+
+
+def _zero(node: ast.AST) -> bool:
+    """A rate written as 0 (no random numbers drawn, so no seed generator made)."""
+    return isinstance(node, ast.Constant) and not isinstance(node.value, bool) and node.value == 0
 
 
 def _false(node: ast.AST | None) -> bool:

@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 import ast
+import functools
 
 #: Spellings of the same API, folded so that the catalog lists each function once.
 _PREFIXES = (
@@ -22,6 +23,7 @@ _PREFIXES = (
 )
 
 
+@functools.lru_cache(maxsize=8192)  # a pure function of a name, asked the same few thousand times per file
 def canonical(qualname: str) -> str:
     """``tensorflow.keras.backend.argmax`` -> ``keras.backend.argmax`` (one spelling per API)."""
     changed = True

@@ -15,6 +15,7 @@ from gradcheck.static.names import Aliases, canonical, dotted
 from gradcheck.static.roles import stops_a_target
 from gradcheck.static.scope import StateRef
 from gradcheck.static.values import FRESH, Site, Value
+from gradcheck.static.walk import CHILD_FIELDS, child_fields
 
 #: Evaluation steps one file may take before the engine gives up on it (no finding).
 BUDGET = 400_000
@@ -115,6 +116,7 @@ class Program:
     keras2: bool = False  # the file uses Keras 2 (``tf_keras``, ``keras.backend`` math)
     module_scope: object = None  # interp.Scope: the module's names once its body has run
     scopes: dict[ast.AST, object] = field(default_factory=dict)  # def -> its names, run on its own
+    closures: list = field(default_factory=list)  # scopes functions close over (``hold``)
     steps: int = 0
     _sites: dict[tuple, Site] = field(default_factory=dict)
     site_nodes: dict[Site, ast.AST] = field(default_factory=dict)  # each site's call or operator
@@ -122,6 +124,8 @@ class Program:
     method_runs: dict[tuple, dict[str, Value]] = field(default_factory=dict)  # (method, owner) -> attribute -> value
     _model_like: dict[ast.ClassDef, bool] = field(default_factory=dict)
     _loaded: dict[ast.AST, frozenset] = field(default_factory=dict)
+    _scans: dict[ast.AST, tuple[set[str], set[str], set[str]]] = field(default_factory=dict)
+    _nested: dict[ast.AST, frozenset] = field(default_factory=dict)
     _dynamic: dict[ast.ClassDef, bool] = field(default_factory=dict)
     _builds: set[str] | None = None
     _assignments: dict[ast.ClassDef, dict[str, list[tuple[ast.AST, ast.AST | None]]]] = field(default_factory=dict)
@@ -160,6 +164,13 @@ class Program:
         text = "\n".join(self.source_lines)
         self.regions = _regions(functions, self.source_lines, text)
         self.keras2 = _keras2(imports, text, self.aliases)
+
+    def hold(self, scope) -> None:
+        """Note a scope a function defined in it closes over (``scope.release`` empties it
+        when the analysis is over: a scope holding such a function is a reference cycle)."""
+        if not scope.held:
+            scope.held = True
+            self.closures.append(scope)
 
     def tick(self) -> None:
         self.steps += 1
@@ -259,11 +270,75 @@ class Program:
         not among these is a dead store."""
         found = self._loaded.get(node)
         if found is None:
-            names = set(_free_reads(node))
+            reads, _binds, declared = self._scan_scope(node)
+            names = reads | declared
             if isinstance(node, ast.Module):
                 names.add("__all__")
             found = self._loaded[node] = frozenset(names)
         return found
+
+    def _scan_scope(self, node: ast.AST) -> tuple[set[str], set[str], set[str]]:
+        """(names read, bound, declared ``global``/``nonlocal``) by the body of a module,
+        class, function or lambda, with what its nested scopes read and do not bind
+        themselves (each nested scope is walked once per file, whatever encloses it)."""
+        found = self._scans.get(node)
+        if found is None:
+            body = node.body if isinstance(node.body, list) else [node.body]
+            found = self._scans[node] = self._scan(list(body))
+        return found
+
+    def _nested_reads(self, node: ast.AST) -> frozenset:
+        """The names a nested scope reads that it does not bind itself (its defaults are
+        read where it is defined), with those it declares ``global``/``nonlocal``."""
+        found = self._nested.get(node)
+        if found is None:
+            reads, binds, declared = self._scan_scope(node)
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                spec = node.args
+                binds = binds | {a.arg for a in (*spec.posonlyargs, *spec.args, *spec.kwonlyargs)}
+                binds |= {a.arg for a in (spec.vararg, spec.kwarg) if a is not None}
+                defaults = [*spec.defaults, *(d for d in spec.kw_defaults if d is not None)]
+                if defaults:
+                    more = self._scan(defaults)
+                    reads, binds, declared = reads | more[0], binds | more[1], declared | more[2]
+            found = self._nested[node] = frozenset((reads - (binds - declared)) | declared)
+        return found
+
+    def _scan(self, stack: list) -> tuple[set[str], set[str], set[str]]:
+        reads: set[str] = set()
+        binds: set[str] = set()
+        declared: set[str] = set()
+        fields = CHILD_FIELDS
+        name, store, lam = ast.Name, ast.Store, ast.Lambda
+        while stack:
+            sub = stack.pop()
+            if sub is None:
+                continue
+            cls = type(sub)
+            if cls is name:
+                (binds if type(sub.ctx) is store else reads).add(sub.id)
+                continue
+            if cls in _SCOPES:
+                if cls is not lam:
+                    binds.add(sub.name)
+                    stack.extend(sub.decorator_list)
+                reads |= self._nested_reads(sub)
+                continue
+            if cls in _DECLARATIONS:
+                declared.update(sub.names)
+                continue
+            names = fields.get(cls)
+            if names is None:
+                names = child_fields(cls)
+            for field_name in names:
+                value = getattr(sub, field_name, None)
+                if value is None:
+                    continue
+                if type(value) is list:
+                    stack.extend(value)
+                else:
+                    stack.append(value)
+        return reads, binds, declared
 
     def snapshot(self, origins) -> dict[str, frozenset]:
         """What each of these origins is made of now (a check keeps it: a later model given
@@ -790,39 +865,5 @@ def first_argument(node: ast.AST) -> str:
     return "x"
 
 
-_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
-
-
-def _free_reads(node: ast.AST, nested: bool = False) -> set[str]:
-    """The names ``node``'s body reads, with those its nested scopes read and do not bind
-    themselves, and those it declares ``global``/``nonlocal``. ``nested``: ``node`` is such
-    a scope (the names it binds are its own)."""
-    reads: set[str] = set()
-    binds: set[str] = set()
-    declared: set[str] = set()
-    stack = list(ast.iter_child_nodes(node))
-    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-        spec = node.args
-        binds.update(a.arg for a in (*spec.posonlyargs, *spec.args, *spec.kwonlyargs))
-        binds.update(a.arg for a in (spec.vararg, spec.kwarg) if a is not None)
-        stack = list(node.body) if isinstance(node.body, list) else [node.body]
-        if nested:  # defaults and decorators are read by the enclosing scope
-            stack = [*stack, *spec.defaults, *(d for d in spec.kw_defaults if d is not None)]
-    elif isinstance(node, ast.ClassDef):
-        stack = list(node.body)
-    while stack:
-        sub = stack.pop()
-        if isinstance(sub, _SCOPES):
-            if not isinstance(sub, ast.Lambda):
-                binds.add(sub.name)
-                stack.extend(sub.decorator_list)
-            reads.update(_free_reads(sub, nested=True))
-            continue
-        if isinstance(sub, ast.Name):
-            (binds if isinstance(sub.ctx, ast.Store) else reads).add(sub.id)
-        elif isinstance(sub, (ast.Global, ast.Nonlocal)):
-            declared.update(sub.names)
-        stack.extend(ast.iter_child_nodes(sub))
-    if nested:
-        reads -= binds - declared
-    return reads | declared
+_SCOPES = frozenset((ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef))
+_DECLARATIONS = frozenset((ast.Global, ast.Nonlocal))

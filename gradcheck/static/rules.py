@@ -209,10 +209,13 @@ def _source_causes(
                 program.kinds.setdefault(node.id, "tensor")
                 report(program.site(made, "GC110"), node.id, covered)
         elif isinstance(node, ast.Attribute) and node.attr in _ALL_VARIABLES and value.models:
-            for model in value.models:
-                for part in sorted({model} | program.parts_in(check, model)):
-                    if part in program.stateful:
-                        report(program.site(check.node, "GC115"), part, set())
+            _stateful_parts(program, check, value, program.site(check.node, "GC115"), report)
+        if isinstance(node, ast.Name) and gradient and value.models and value.container:
+            # ``params = model.variables`` then ``tape.gradient(loss, params)``: the line that
+            # built the list is the one to change
+            built = _all_variables_binding(program, check.node, node.id)
+            if built is not None:
+                _stateful_parts(program, check, value, program.site(built, "GC115"), report)
     # Integer variables among what the sources hold (``add_weight(..., dtype="int32")``).
     for source in sources - done:
         for part in sorted({source} | program.parts_in(check, source)):
@@ -220,6 +223,81 @@ def _source_causes(
             if made is not None and (part != source or program.model_kind(part) != "model"):
                 report(program.site(made, "GC114"), part, {part} if part == source else set())
     return done
+
+
+def _stateful_parts(program: Program, check: Check, value, site: Site, report) -> None:
+    """GC115 at ``site`` for each part of the models ``value`` lists every variable of that
+    holds non-trainable variables (moving statistics, a Keras 3 seed generator)."""
+    for model in value.models:
+        for part in sorted({model} | program.parts_in(check, model)):
+            if part in program.stateful:
+                report(site, part, set())
+
+
+def _all_variables_binding(program: Program, request: ast.AST, name: str) -> ast.expr | None:
+    """The expression last bound to ``name`` before ``request``, in the function that makes
+    the request (or at module level, for a name that function neither binds nor takes),
+    when it lists every variable of models: ``model.variables``, ``a.weights + b.weights``
+    (not a comprehension, which may keep only the trainable ones)."""
+    spans = [
+        f
+        for f in program.owner
+        if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
+        and f.lineno <= request.lineno <= (f.end_lineno or f.lineno)
+    ]
+    function = max(spans, key=lambda f: f.lineno, default=None)
+    scopes: list[ast.AST] = [function] if function is not None else []
+    if function is None or name not in _parameters(function):
+        scopes.append(program.tree)
+    for scope in scopes:
+        bound = _last_binding(scope.body, name, request.lineno)
+        if bound is not None:
+            return bound if _lists_all_variables(bound) else None
+    return None
+
+
+def _parameters(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+    spec = fn.args
+    return {a.arg for a in (*spec.posonlyargs, *spec.args, *spec.kwonlyargs, spec.vararg, spec.kwarg) if a is not None}
+
+
+def _last_binding(body: list[ast.stmt], name: str, before: int) -> ast.expr | None:
+    """The value of the last ``name = value`` of this body (its nested blocks, not its nested
+    functions) that starts before line ``before``."""
+    found: ast.stmt | None = None
+    stack = list(body)
+    while stack:
+        stmt = stack.pop()
+        if stmt.lineno >= before or isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        if isinstance(stmt, (ast.Assign, ast.AnnAssign)) and stmt.value is not None:
+            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+            if (found is None or stmt.lineno > found.lineno) and any(
+                isinstance(t, ast.Name) and t.id == name for t in targets
+            ):
+                found = stmt
+            continue
+        for field in ("body", "orelse", "finalbody"):
+            stack.extend(getattr(stmt, field, None) or ())
+        for handler in getattr(stmt, "handlers", None) or ():
+            stack.extend(handler.body)
+    return found.value if found is not None else None
+
+
+def _lists_all_variables(node: ast.expr) -> bool:
+    """``model.variables``, ``[*a.weights, *b.weights]``, ``a.variables + b.variables``."""
+    parts = [node]
+    while parts:
+        part = parts.pop()
+        if isinstance(part, (ast.List, ast.Tuple)):
+            parts.extend(part.elts)
+        elif isinstance(part, ast.BinOp) and isinstance(part.op, ast.Add):
+            parts += [part.left, part.right]
+        elif isinstance(part, ast.Starred):
+            parts.append(part.value)
+        elif not (isinstance(part, ast.Attribute) and part.attr in _ALL_VARIABLES):
+            return False
+    return True
 
 
 #: TensorFlow calls that make a new tensor from part of one (a gather, a slice).

@@ -156,13 +156,14 @@ def from_library(ref: object) -> bool:
 
 
 class Scope:
-    __slots__ = ("outer", "parent", "returns", "vars")
+    __slots__ = ("held", "outer", "parent", "returns", "vars")
 
     def __init__(self, parent: Scope | None = None) -> None:
         self.vars: dict[str, Value] = {}
         self.parent = parent
         self.returns: list[Value] = []
         self.outer: set[str] | None = None  # names declared ``global`` or ``nonlocal`` here
+        self.held = False  # a function closes over it: ``release`` empties it (``Program.hold``)
 
     def lookup(self, name: str) -> Value | None:
         scope: Scope | None = self
@@ -172,6 +173,18 @@ class Scope:
                 return value
             scope = scope.parent
         return None
+
+
+def release(scopes: list[Scope]) -> None:
+    """Empty these scopes, the analysis being over. A scope that holds a function defined in
+    it (``def main(): ...`` at module level, whose reference closes over the scope) is a
+    reference cycle, which would keep the function's tree and every value of the scope alive
+    until a pass of the cyclic collector walked them all; emptied, they are freed at once
+    by reference counting."""
+    for scope in scopes:
+        scope.vars = {}
+        scope.returns = []
+    scopes.clear()
 
 
 def merge_vars(a: dict[str, Value], b: dict[str, Value]) -> dict[str, Value]:
