@@ -5,6 +5,7 @@ function does (and fails with a clear message when TensorFlow is missing).
 
 from __future__ import annotations
 
+import atexit
 import dataclasses
 import inspect
 import os
@@ -213,6 +214,14 @@ def install(*, allow_none: Iterable[str] = (), stream=None) -> None:
     activate(session)
     _configure(session)
     _INSTALLED = session
+    atexit.register(_look_at_exit)
+
+
+def _look_at_exit() -> None:
+    """A script that ends while installed: what its last traced steps' value checks found
+    (they report when the host next looks) is printed before it exits."""
+    if _INSTALLED is not None:
+        _INSTALLED.poll_values()
 
 
 def uninstall() -> None:
@@ -223,6 +232,7 @@ def uninstall() -> None:
 
         deactivate(_INSTALLED)
         _INSTALLED = None
+    atexit.unregister(_look_at_exit)
 
 
 __all__ = [

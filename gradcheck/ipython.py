@@ -124,6 +124,18 @@ def load_ipython_extension(shell) -> None:
 
     session.on_findings = show
     _SHELL = shell
+    events = getattr(shell, "events", None)
+    if events is not None:
+        # a traced step's value checks report when the host next looks: at the latest, when
+        # the cell that ran it ends
+        events.register("post_run_cell", _look)
+
+
+def _look(*_args) -> None:
+    from gradcheck import api
+
+    if api._INSTALLED is not None:
+        api._INSTALLED.poll_values()
 
 
 def unload_ipython_extension(shell) -> None:
@@ -131,5 +143,11 @@ def unload_ipython_extension(shell) -> None:
     global _SHELL
     from gradcheck import api
 
+    events = getattr(shell, "events", None)
+    if events is not None:
+        try:
+            events.unregister("post_run_cell", _look)
+        except ValueError:
+            pass
     api.uninstall()
     _SHELL = None

@@ -841,3 +841,38 @@ def test_issue23_a_later_fit_is_checked_after_a_clean_first_fit(run_script):
     result = run_script(source, name="two_fits.py")
     assert result.error is None
     assert [(f.code, f.line) for f in result.findings] == [("GC102", 23)]
+
+
+WHILE_BODY = textwrap.dedent(
+    """\
+    import keras
+    import tensorflow as tf
+
+    layer = keras.layers.Dense(4, activation="tanh")
+    layer.build((None, 4))
+
+
+    @tf.function
+    def step(x):
+        with tf.GradientTape() as tape:
+            def body(i, h):
+                y = layer(h)
+                return i + 1, BODY_RESULT
+
+            _, h = tf.while_loop(lambda i, h: i < 3, body, (tf.constant(0), x))
+            loss = tf.reduce_sum(h)
+        return tape.gradient(loss, layer.trainable_variables)
+
+
+    step(tf.random.normal((2, 4)))
+    """
+)
+
+
+@pytest.mark.parametrize(("result", "expected"), [("h", [("GC108", 12, "loop")]), ("y", [])])
+def test_a_value_a_traced_loop_body_drops_is_the_dead_end(run_script, result, expected):
+    # The loop is one op outside its body: the line to change is the dropped computation in
+    # the body, not the `tf.while_loop` line.
+    found = run_script(WHILE_BODY.replace("BODY_RESULT", result))
+    assert found.error is None, found.error
+    assert [(f.code, f.line, f.fields.get("variant")) for f in found.findings] == expected

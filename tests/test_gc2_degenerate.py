@@ -217,7 +217,13 @@ train_step(tf.random.normal((1, 4)))
 
 @pytest.mark.parametrize(
     ("probs", "code"),
-    [("tf.round(probs)", "GC102"), ("tf.cast(probs > 0.5, tf.float32)", "GC103"), ("tf.stop_gradient(probs)", "GC104")],
+    [
+        ("tf.round(probs)", "GC102"),
+        ("tf.cast(probs > 0.5, tf.float32)", "GC103"),
+        ("tf.stop_gradient(probs)", "GC104"),
+        # an index taken back to floats: no data edge joins the argmax to the loss
+        ("tf.one_hot(tf.argmax(probs), 5)", "GC101"),
+    ],
 )
 def test_a_cut_that_a_loop_turns_into_zeros_is_named_as_the_cut(run_script, probs, code):
     # The episode's loop is one While op: TensorFlow fills the cut output's gradient with
@@ -232,6 +238,52 @@ def test_an_episode_loop_with_no_cut_is_silent(run_script):
     result = run_script(EPISODE_LOOP.replace("PROBS", "probs"))
     assert result.error is None, result.error
     assert result.findings == []
+
+
+# TensorFlow's actor-critic tutorial's loss: `log(probs)` with no epsilon, the advantage not
+# stopped (its episode loop hides that from GC203, as on the tutorial itself)
+TUTORIAL_LOSS = EPISODE_LOOP.replace("tf.math.log(probs + 1e-3)", "tf.math.log(probs)").replace(
+    "tf.stop_gradient(1.0 - values)", "1.0 - values"
+)
+
+
+@pytest.mark.parametrize(("probs", "expected"), [("probs", []), ("tf.sign(probs)", [("GC201", 35)])])
+def test_a_sign_that_makes_a_log_probability_zero_is_the_cause(run_script, probs, expected):
+    # sign(p) = 1, log 1 = 0: the advantage's gradient is zero too, which is no chance zero
+    # (the loop mixes the actor into the advantage's sources); the sign is the cause.
+    result = run_script(TUTORIAL_LOSS.replace("PROBS", probs))
+    assert result.error is None, result.error
+    assert [(f.code, f.line) for f in result.findings] == expected
+
+
+ACTOR_CRITIC_UNSTOPPED = """\
+import keras
+import tensorflow as tf
+
+common = keras.layers.Dense(16, activation="relu")
+actor = keras.layers.Dense(2)
+critic = keras.layers.Dense(1)
+states = tf.random.normal((8, 4))
+returns = tf.random.normal((8,))
+with tf.GradientTape() as tape:
+    h = common(states)
+    probs = tf.nn.softmax(actor(h))[:, 0]
+    values = critic(h)[:, 0]
+    probs = PROBS
+    advantage = returns - values
+    loss = -tf.reduce_sum(tf.math.log(probs + 1e-3) * advantage) + tf.reduce_sum(tf.square(advantage))
+variables = common.trainable_variables + actor.trainable_variables + critic.trainable_variables
+grads = tape.gradient(loss, variables)
+"""
+
+
+@pytest.mark.parametrize(("probs", "expected"), [("probs", [("GC203", 14)]), ("tf.round(probs)", [("GC102", 13)])])
+def test_an_advantage_weighing_a_cut_log_probability_is_no_target(run_script, probs, expected):
+    # The advantage is not stopped in both; once a cut makes the log-probability a constant,
+    # no trained policy is weighed by it, and the cut is the one finding.
+    result = run_script(ACTOR_CRITIC_UNSTOPPED.replace("PROBS", probs))
+    assert result.error is None, result.error
+    assert [(f.code, f.line) for f in result.findings] == expected
 
 
 RELU_GRADIENT_PENALTY = """\
@@ -438,6 +490,77 @@ def test_watched_graph_step_reports_a_zero_gradient_once_and_keeps_training():
             step(x, y)
     codes = [f.code for f in report.findings]
     assert codes.count("GC201") == 1
+
+
+def _graph_ops(step, *args) -> set[str]:
+    """Op types of a traced step and of every function in its library."""
+    graph = step.get_concrete_function(*args).graph
+    types = {op.type for op in graph.get_operations()}
+    types |= {node.op for f in graph.as_graph_def().library.function for node in f.node_def}
+    return types
+
+
+def test_watched_graph_step_holds_no_python_op_and_reports_a_late_nan():
+    """A session that stays on keeps Python out of the step's graph (a Python op anywhere in
+    a function's library slows every call of it), and still reports, once, a non-finite
+    gradient that appears only at the third step, naming the variable."""
+    import keras
+    import numpy as np
+    import tensorflow as tf
+
+    import gradcheck
+
+    keras.utils.set_random_seed(0)
+    model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(3), keras.layers.Dense(1)])
+    optimizer = keras.optimizers.SGD(0.01)
+    scale = tf.Variable(1.0, trainable=False)
+
+    @tf.function
+    def step(x, y):
+        with tf.GradientTape() as tape:
+            pred = model(x)
+            loss = tf.reduce_mean(tf.square(pred - y)) + tf.sqrt(scale * tf.reduce_mean(tf.square(pred)))
+        grads = tape.gradient(loss, model.trainable_variables)
+        optimizer.apply_gradients(zip(grads, model.trainable_variables))
+        return loss
+
+    x, y = np.random.rand(16, 4).astype("float32"), np.random.rand(16, 1).astype("float32")
+    with gradcheck.watch() as report:
+        for i in range(6):
+            if i == 2:  # from the third step on, d sqrt(0) = inf
+                scale.assign(0.0)
+            step(x, y)
+        assert not {"EagerPyFunc", "PyFunc"} & _graph_ops(step, x, y)
+    found = [f for f in report.findings if f.code == "GC202"]
+    assert len(found) == 1, report.to_text()
+    assert any("kernel" in v for v in found[0].variables)
+
+
+def test_installed_graph_step_reports_by_uninstall():
+    """One degenerate traced step and nothing after it: the diagnosis comes out by the time
+    the session ends, not at some later call."""
+    import io
+
+    import numpy as np
+    import tensorflow as tf
+
+    import gradcheck
+
+    model = _dead_relu_model()
+
+    @tf.function
+    def step(x, y):
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_mean(tf.square(model(x) - y))
+        return tape.gradient(loss, model.trainable_variables)
+
+    out = io.StringIO()
+    gradcheck.install(stream=out)
+    try:
+        step(np.random.rand(16, 4).astype("float32"), np.random.rand(16, 1).astype("float32"))
+    finally:
+        gradcheck.uninstall()
+    assert "GC201" in out.getvalue()
 
 
 # -- reporting -----------------------------------------------------------------------------

@@ -173,6 +173,42 @@ json.dump({"html": output.data["text/html"], "text": output.data["text/plain"], 
 """
 
 
+IPYTHON_TRACED_STEP = """\
+from IPython.testing.globalipapp import start_ipython
+from IPython.utils.capture import capture_output
+
+ip = start_ipython()
+ip.run_cell("%load_ext gradcheck", store_history=True)
+ip.run_cell(
+    "import keras, tensorflow as tf\\n"
+    "model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(3, activation='relu',"
+    " bias_initializer=keras.initializers.Constant(-50.0)), keras.layers.Dense(1)])\\n"
+    "@tf.function\\n"
+    "def step(x):\\n"
+    "    with tf.GradientTape() as tape:\\n"
+    "        loss = tf.reduce_mean(tf.square(model(x)))\\n"
+    "    return tape.gradient(loss, model.trainable_variables)\\n",
+    store_history=True,
+)
+with capture_output() as shown:
+    result = ip.run_cell("grads = step(tf.random.uniform((8, 4)))", store_history=True)
+assert result.error_in_exec is None, result.error_in_exec
+import json, sys
+json.dump({"text": [o.data["text/plain"] for o in shown.outputs]}, sys.stdout)
+"""
+
+
+def test_the_ipython_extension_shows_a_traced_steps_value_finding_in_its_cell():
+    # one traced step, nothing run after it: its value check reports as the cell ends
+    pytest.importorskip("IPython")
+    done = subprocess.run(
+        [sys.executable, "-c", IPYTHON_TRACED_STEP], cwd=ROOT, capture_output=True, text=True, timeout=300, check=False
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    shown = json.loads(done.stdout.strip().splitlines()[-1])
+    assert len(shown["text"]) == 1 and "GC201" in shown["text"][0], shown
+
+
 def test_the_ipython_extension_displays_a_diagnosis():
     pytest.importorskip("IPython")
     done = subprocess.run(

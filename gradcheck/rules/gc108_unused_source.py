@@ -15,8 +15,11 @@ class UnusedSource(Rule):
 Finds sources of `tape.gradient` with no data-flow path to the target at all: a layer built
 but never called, layers not chained in `call()` (each applied to the raw input), a
 dropped loss term, an unused head, the wrong model's variables (variables of a model the
-loss never calls), a watched tensor the model never saw. The finding points at the
-`tape.gradient` call and notes where the variable was last read, if it was.
+loss never calls), a watched tensor the model never saw, a value a traced loop's body
+computes and drops (`ta.write(t, y)` without `ta =` inside a `tf.function`: TensorFlow then
+gives None, or zeros when the loop's other outputs reach the loss). The finding points at
+the dead end, the line where the last value made from the variable is left, else at the
+`tape.gradient` call, and notes where the variable was last read, if it was.
 
 Not this rule: a GAN generator step that asks for (and applies) the *discriminator's*
 variables. The generator loss does depend on them, so their gradients exist; what is wrong
@@ -68,6 +71,13 @@ class Regressor(keras.Model):
             "The stop is right: a target is a constant to its loss. The sources are not: ask this loss for the "
             "variables of the model that makes its prediction (the actor's for the actor's loss), and train "
             "{names} with a loss of their own (the critic's value loss).",
+        ),
+        "loop": (
+            "When a value made in a traced loop's body is dropped there (autograph's `for t in tf.range(n)`)",
+            "Carry the value out of the loop: in a `tf.function`, `TensorArray.write` returns a new array "
+            "and leaves the old one as it was, so assign the result of the write (`ta = ta.write(t, y)`); "
+            "any other value the body computes reaches the loss only as a loop variable (assigned to a "
+            "name the loop carries on).",
         ),
         "relative": (
             "When the loss uses a copy of the watched tensor (the same value computed again, or "

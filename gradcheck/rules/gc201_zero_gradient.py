@@ -33,7 +33,9 @@ lets nothing through:
   sample taken with respect to the distribution's own parameters);
 - a `tf.while_loop` / `TensorArray` in a traced function whose body cuts the value: graph
   mode gives zeros there, not None. (A cut *after* the loop, on one of its outputs, also
-  gives zeros; that is reported as the cut itself, GC102/GC103/GC104..., not as GC201.)
+  gives zeros; that is reported as the cut itself, GC102/GC103/GC104..., not as GC201. A
+  body that computes a value with the model's weights and then drops it, `y = layer(h)`
+  never carried on, is GC108 at that line.)
 
 Only structural zeros are reported: the zero must survive a 1% perturbation of the op's
 input, and must not come from the batch itself (an all-zero input batch is chance). A

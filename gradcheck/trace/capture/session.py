@@ -29,6 +29,7 @@ from gradcheck.trace.record import graph as graph_mode
 from gradcheck.trace.record.dataflow import function_base_name
 from gradcheck.trace.record.eager import EagerRecorder
 from gradcheck.trace.record.errors import StopCheck
+from gradcheck.trace.values import mailbox
 
 #: How many more times than the budget an inner gradient call may run under an outer tape
 #: that records, before the check ends the program anyway (a whole training loop inside one
@@ -123,6 +124,7 @@ class Session:
         self.tapes: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
         self.checked_graphs: dict = {}  # outermost FuncGraph -> executions so far
         self.function_graphs: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
+        self._last_noted: weakref.ref | None = None  # the function ``note_function`` saw last
         self.internal_errors: list[str] = []
         self.recording: list[TapeState] = []  # states whose user tape records now
         #: id(model) -> (weak reference, user site of ``compile``, its ``loss``, its ``loss_weights``)
@@ -154,13 +156,23 @@ class Session:
         self.site_counts[site] += 1
         return True
 
-    def before_function_call(self, concrete) -> None:
+    def before_function_call(self, concrete) -> int:
+        """Count a run of a checked traced function: how many times it ran before (its
+        value checks are in its graph, and its call was recorded on its first run); -1 for
+        any other function."""
         graph = getattr(concrete, "_func_graph", None)
         if graph is None or graph not in self.checked_graphs or not _tf.executing_eagerly():
-            return
-        if self.steps is not None and self.checked_graphs[graph] >= self.steps:
+            return -1
+        runs = self.checked_graphs[graph]
+        if self.steps is not None and runs >= self.steps:
             raise StopCheck()
-        self.checked_graphs[graph] += 1
+        self.checked_graphs[graph] = runs + 1
+        return runs
+
+    def poll_values(self, runs: int | None = None) -> None:
+        """Report what the value checks of traced functions delivered since the last look
+        (``values.mailbox``): before a checked function's next run, and when the session ends."""
+        mailbox.poll(self, runs)
 
     # -- tapes --------------------------------------------------------------------------
     def tape_state(self, tape) -> TapeState | None:
@@ -291,6 +303,9 @@ class Session:
         """Remember a traced function's graph by the name its call ops carry. Under a tape
         TensorFlow runs a ``__forward_<name>_<n>`` rewrite of it instead, made on demand
         from the same Python code: that name maps to the newest graph of ``<name>``."""
+        if self._last_noted is not None and self._last_noted() is concrete:
+            return  # a training loop calls the same function at every step
+        self._last_noted = weakref.ref(concrete)
         function = getattr(concrete, "_inference_function", None)
         name = getattr(function, "name", None)
         graph = getattr(concrete, "_func_graph", None)

@@ -12,6 +12,7 @@ from gradcheck.trace.diagnose.cut_findings import cut_finding
 from gradcheck.trace.diagnose.cuts import BOUNDARY, Cut
 from gradcheck.trace.diagnose.describe import make, op_label
 from gradcheck.trace.diagnose.escape import is_log_line
+from gradcheck.trace.diagnose.loop_bodies import dropped_in_loop
 from gradcheck.trace.record import _tf, frames
 from gradcheck.trace.record.dataflow import TAG_FUNCTION, TAG_READ
 from gradcheck.trace.record.frames import Location
@@ -280,7 +281,12 @@ def _unused_finding(ctx: Context, source: Source, reach: set[int]) -> Finding:
         finding.notes.append(f"`compile` gives no loss to the model's output{'s' if len(outputs) > 1 else ''} {names}")
     else:
         # the line to change is where a value made from it was left, else the gradient call
-        finding = _located(ctx, "GC108", [source], _dead_end_location(ctx, uses) or ctx.call_location)
+        sinks = _sinks(ctx, uses)
+        dropped = dropped_in_loop(ctx, ctx.flow.ops[sinks[-1]].site) if sinks else None
+        if dropped is not None:
+            finding = _located(ctx, "GC108", [source], dropped, variant="loop")
+        else:
+            finding = _located(ctx, "GC108", [source], _dead_end_location(ctx, sinks) or ctx.call_location)
     if uses:
         line = ctx.op_line(uses[0])
         if line is not None:
@@ -305,20 +311,24 @@ def _uses(ctx: Context, reach: set[int]) -> list[int]:
     return [i for i in sorted(reach) if flow.ops[i].recorded and i not in initializing]
 
 
-def _dead_end_location(ctx: Context, uses: list[int]) -> Location | None:
-    """Where the last value made from the source was left: the latest use that no recorded
-    op consumes, at the first of its user frames (innermost out) that does not return the
-    value on to its caller. A layer's output dropped by the model that called it
-    (``enc = self.encoder(x)`` then ``return self.head(x)``) is at the model's line, not
-    inside the layer. None when only the gradient or fit call is left."""
+def _sinks(ctx: Context, uses: list[int]) -> list[int]:
+    """The uses of the source that leave a value made from it which no recorded op consumes."""
     flow = ctx.flow
-    sinks = [
+    return [
         i
         for i in uses
         if flow.ops[i].outputs  # a value left; not a write into the variable
         and not all(k in flow.resources for k in flow.ops[i].inputs)  # made from it, not a bare read
         and not any(flow.ops[j].recorded for k in flow.ops[i].outputs for j in flow.consumers.get(k, ()))
     ]
+
+
+def _dead_end_location(ctx: Context, sinks: list[int]) -> Location | None:
+    """Where the last value made from the source was left: the latest of the ``sinks``, at
+    the first of its user frames (innermost out) that does not return the value on to its
+    caller. A layer's output dropped by the model that called it (``enc = self.encoder(x)``
+    then ``return self.head(x)``) is at the model's line, not inside the layer. None when
+    only the gradient or fit call is left."""
     if not sinks:
         return None
     here = ctx.call_location

@@ -202,7 +202,9 @@ class EagerRecorder:
         """``tensor``'s value is leaving TensorFlow here (GC105), or, inside the Python
         function of a ``tf.numpy_function``, there (GC106, at the ``tf.numpy_function`` call)."""
         k = _key(tensor)
-        if k is None:
+        if k is None or not (self.active or k in self.producer_seq):
+            # only a recorded op's output or a value made on a tape can be on a diagnosed
+            # path; a step function's loss read for a log line, outside any tape, is not
             return
         code, site = "GC105", frames.current_user_site()
         host = frames.numpy_function_caller(sys._getframe(1))

@@ -98,6 +98,9 @@ def find(checked: Checked) -> list[Finding]:
         live = study.live_sources(target_side, common)
         if not live:
             continue
+        prediction = next((k for k in op.data[:2] if k != target_side), None)
+        if prediction is not None and not study.live_sources(prediction, study.tmask(prediction)):
+            continue  # nothing trained is compared with the target: a cut made it a constant
         reported.add(blame)
         findings.append(study.finding(c, target_side, blame, live, how))
     return merge(findings)

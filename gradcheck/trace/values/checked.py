@@ -157,8 +157,9 @@ def _build(call: GradientCall) -> Checked | None:
     return Checked(call, ctx)
 
 
-def region(flow, targets, source_keys) -> set[int]:
-    """Recorded ops on data paths from the sources to the targets."""
-    cone = flow.backward_cone(targets, data=True)
-    reach = flow.forward_cone(source_keys, within=cone, data=True)
+def region(flow, targets, source_keys, data: bool = True) -> set[int]:
+    """Recorded ops on data paths (``data=False``: on any paths) from the sources to the
+    targets."""
+    cone = flow.backward_cone(targets, data=data)
+    reach = flow.forward_cone(source_keys, within=cone, data=data)
     return {i for i in reach if flow.ops[i].recorded}

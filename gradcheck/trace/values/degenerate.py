@@ -28,7 +28,7 @@ from gradcheck.trace.record.call import GradientCall
 from gradcheck.trace.record.dataflow import WriteKey
 from gradcheck.trace.record.errors import internal_error
 from gradcheck.trace.record.registry import register
-from gradcheck.trace.values import frontier
+from gradcheck.trace.values import frontier, mailbox
 from gradcheck.trace.values.checked import Checked, checked_call, region, unscaled_loss
 from gradcheck.trace.values.layers import layers_by_source
 
@@ -141,13 +141,17 @@ def _targets_finite_eager(checked: Checked) -> bool:
 
 
 # -- which tensors to evaluate -----------------------------------------------------------
-def _wanted_keys(flow, ops: set[int], targets) -> tuple[list, list]:
-    """(keys whose forward value is wanted, keys whose gradient is wanted), nearest the
-    loss first when there are too many."""
+def _wanted_keys(flow, targets, source_keys) -> tuple[list, list]:
+    """(keys whose forward value is wanted, keys whose gradient is wanted): those of the ops
+    on data paths from the sources to the targets, nearest the loss first when there are
+    too many, then those on the other paths (an index taken back to floats, where a cut
+    hidden behind zeros is looked for, ``hidden_cuts``)."""
     values, grads = [], []
     seen_v, seen_g = set(), set()
     target_set = set(targets)
-    for i in sorted(ops, reverse=True):
+    ops = region(flow, targets, source_keys)
+    every = region(flow, targets, source_keys, data=False) - ops
+    for i in [*sorted(ops, reverse=True), *sorted(every, reverse=True)]:
         op = flow.ops[i]
         for k in (*op.outputs, *op.inputs):
             if k in flow.resources or isinstance(k, WriteKey):
@@ -195,8 +199,7 @@ class EagerValues(Values):
         self._ctx = ctx
         self._eager_grads: dict = {}
         flow = ctx.flow
-        ops = region(flow, ctx.target_keys, [s.key for s in bad_sources])
-        want_values, want_grads = _wanted_keys(flow, ops, ctx.target_keys)
+        want_values, want_grads = _wanted_keys(flow, ctx.target_keys, [s.key for s in bad_sources])
         orphans = ctx.session.recorder.orphans
         source_values = {s.key: s.value for s in ctx.sources if s.key is not None}
 
@@ -312,15 +315,6 @@ def _graph_values(checked: Checked, session, upto) -> None:
     """Add, to the function being traced, a check of the gradient values that runs when the
     function does (see the module docstring)."""
 
-    def _square_sum(g):
-        """``sum(g**2) / 2`` as float32 (half-precision gradients summed in float32, where their
-        squares do not overflow)."""
-        tf = _tf.tf
-        if g.dtype in (tf.float16, tf.bfloat16):
-            g = tf.cast(g, tf.float32)
-        s = tf.nn.l2_loss(g)
-        return s if s.dtype == tf.float32 else tf.cast(s, tf.float32)
-
     tf = _tf.tf
     ctx = checked.ctx
     considered = _considered(checked)
@@ -340,11 +334,13 @@ def _graph_values(checked: Checked, session, upto) -> None:
         # at trace time than it saves in one execution, bench_degenerate.py)
         probe.build(None, targets, grads, None, None, None)
         return
-    # What every step pays: one fused reduction per gradient (``L2Loss``, no temporary) and
-    # a branch. A sum of squares is positive and finite exactly when the gradient is neither
+    # What every step pays: one fused reduction per gradient (``_square_sums``) and a
+    # branch. A sum of squares is positive and finite exactly when the gradient is neither
     # all zero nor holds an inf or a NaN, save an underflow or an overflow of the sum itself,
-    # which the exact flags then tell apart (no finding, nothing more computed).
-    sums = tf.stack([_square_sum(g) for g in grads])
+    # which the exact flags then tell apart (no finding, nothing more computed). A session
+    # that stays on (install(), watch()) puts no Python op in the step's graph (``mailbox``).
+    mail = mailbox.open_for(session, probe.receive)
+    sums = _square_sums(grads)
     healthy = tf.reduce_all(tf.logical_and(sums > 0, sums < float("inf")))
 
     def exact():
@@ -359,10 +355,13 @@ def _graph_values(checked: Checked, session, upto) -> None:
             tf.reduce_any(zero_flags), tf.logical_and(target_finite, tf.reduce_any(tf.logical_not(finite_flags)))
         )
         # a watched run goes on for many steps: only the first degenerate one is diagnosed
-        armed = tf.reshape(tf.py_function(probe.armed, [], tf.bool), [])
+        if mail is None:
+            armed = tf.reshape(tf.py_function(probe.armed, [], tf.bool), [])
+        else:
+            armed = mail.armed()
 
         def diagnose():
-            probe.build(None, targets, grads, zero_flags, finite_flags, target_finite)
+            probe.build(None, targets, grads, zero_flags, finite_flags, target_finite, mail)
             return tf.constant(True)
 
         return tf.cond(tf.logical_and(bad, armed), diagnose, lambda: tf.constant(False))
@@ -371,6 +370,21 @@ def _graph_values(checked: Checked, session, upto) -> None:
     # each step a dead tensor through every op it holds, taken or not, and the diagnosis
     # holds thousands (the values shipped, the shadow tape's backward pass).
     _unlowered(tf.cond(healthy, lambda: tf.constant(False), exact))
+
+
+def _square_sums(grads):
+    """``sum(g**2) / 2`` of each gradient as a float32 vector: one fused reduction each
+    (``L2Loss``, no temporary; half precision summed in float32, where the squares do not
+    overflow). A segment sum over their concatenation has fewer kernels, and costs more."""
+    tf = _tf.tf
+
+    def one(g):
+        if g.dtype in (tf.float16, tf.bfloat16):
+            g = tf.cast(g, tf.float32)
+        s = tf.nn.l2_loss(g)
+        return s if s.dtype == tf.float32 else tf.cast(s, tf.float32)
+
+    return tf.stack([one(g) for g in grads])
 
 
 def _unlowered(out):
@@ -401,7 +415,7 @@ class _GraphProbe:
     def armed(self):
         return not self.done
 
-    def build(self, bad, targets, grads, zero_flags, finite_flags, target_finite) -> None:
+    def build(self, bad, targets, grads, zero_flags, finite_flags, target_finite, mail=None) -> None:
         """The host callback and what it is fed: ``bad`` first (None inside a branch that
         runs only when it is true), the flags, the gradients, then the forward values of the
         tensors on the way. The loss's gradient with respect to each of them is computed on
@@ -412,8 +426,9 @@ class _GraphProbe:
         tf = _tf.tf
         ctx = self.checked.ctx
         flow = ctx.flow
-        ops = region(flow, ctx.target_keys, [s.key for s in self.sources])
-        want_values, want_grads = _wanted_keys(flow, ops, ctx.target_keys)
+        keys = [s.key for s in self.sources]
+        ops = region(flow, ctx.target_keys, keys)
+        want_values, want_grads = _wanted_keys(flow, ctx.target_keys, keys)
         values = [(k, ctx.tensors.get(k)) for k in want_values]
         values = [(k, t) for k, t in values if t is not None and _shippable(t)]
         kept, unconnected = [], []
@@ -444,6 +459,9 @@ class _GraphProbe:
             unconnected,
             list(ctx.target_keys[: len(target_grads)]),
         )
+        if mail is not None:  # delivered when the host next looks (``mailbox.poll``)
+            mail.store(flat)
+            return
         flat = [tf.constant(True) if bad is None else bad, *flat]
         tf.py_function(self.receive, flat, [tf.int32])
 

@@ -70,6 +70,7 @@ def activate(session: Session) -> None:
 def deactivate(session: Session) -> None:
     global _ACTIVE
     if _ACTIVE is session:
+        session.poll_values()  # what a traced step delivered since the last look
         _ACTIVE = None
         uninstall(session)
 

@@ -39,10 +39,14 @@ def _patch_stop_recording(session: Session, patches: Patches) -> None:
     orig_stop_recording = record_module.stop_recording
 
     @contextmanager
-    def stop_recording():
+    def flushing():
         with orig_stop_recording():
             yield
         session.flush_watch()  # outputs made while paused (tf.stop_gradient's) are watched now
+
+    def stop_recording():
+        # every traced function's call pauses the tapes: with none recording, nothing to watch
+        return flushing() if session.recording else orig_stop_recording()
 
     patches.set(record_module, "stop_recording", stop_recording)
 
@@ -51,10 +55,23 @@ def _patch_function_calls(session: Session, patches: Patches) -> None:
     """Graph-mode step accounting: a checked traced function about to run again."""
     orig_call_flat = _tf.ConcreteFunction._call_flat
 
+    recorder = session.recorder
+
     def _call_flat(self, tensor_inputs, captured_inputs):
         session.note_function(self)
-        session.before_function_call(self)
-        return orig_call_flat(self, tensor_inputs, captured_inputs)
+        runs = session.before_function_call(self)
+        if runs > 0:
+            session.poll_values(runs)
+        if runs <= 0 or session.recording:
+            return orig_call_flat(self, tensor_inputs, captured_inputs)
+        # A training step run again outside any tape: its call op was recorded on its first
+        # run, and what it holds is checked in its graph; recording it at every step of a
+        # long ``fit`` would cost a stack walk and a record per step for nothing.
+        recorder.paused += 1
+        try:
+            return orig_call_flat(self, tensor_inputs, captured_inputs)
+        finally:
+            recorder.paused -= 1
 
     patches.set(_tf.ConcreteFunction, "_call_flat", _call_flat)
 

@@ -24,17 +24,45 @@ from gradcheck.trace.values.frontier.ops import LOOPS
 _BACK_TO_FLOAT = frozenset({"Cast", "OneHot"})
 
 
-def hidden_cuts(a: Analysis, region: set[int], tensor_mask, zero_mask: int) -> list[tuple[Cause, int]]:
+def hidden_cuts(a: Analysis, region: set[int], tensor_mask, zero_mask: int, keys=()) -> list[tuple[Cause, int]]:
     """The cuts on the paths of the zero sources in ``zero_mask`` (a mask of ``tensor_mask``'s
-    bits): (cause, the sources behind it)."""
+    bits over ``keys``, the sources' keys): (cause, the sources behind it). As the None
+    diagnosis does, sources no cut on a data path explains are looked for again along every
+    edge: an index taken back to floats (``tf.one_hot(tf.argmax(q), n)``) joins the argmax
+    to the loss by no data edge."""
+    out = _hidden_cuts(a, region, tensor_mask, zero_mask, True)
+    rest = zero_mask
+    for _, mask in out:
+        rest &= ~mask
+    if rest and keys:
+        flow = a.flow
+        bits = {k: 1 << i for i, k in enumerate(keys) if (1 << i) & rest}
+        cone = flow.backward_cone(a.targets, data=False)
+        every = {i for i in flow.forward_cone(bits, within=cone, data=False) if flow.ops[i].recorded}
+        masks = flow.reach_masks(bits, every, data=False)
+
+        def every_mask(k) -> int:
+            p = flow.producer.get(k)
+            return bits.get(k, 0) | (masks.get(p, 0) if p is not None else 0)
+
+        out += _hidden_cuts(a, every, every_mask, rest, False)
+    return out
+
+
+def _hidden_cuts(a: Analysis, region: set[int], tensor_mask, zero_mask: int, data: bool) -> list[tuple[Cause, int]]:
     flow = a.flow
-    on_path = {k for i in region for k in (*flow.ops[i].outputs, *flow.ops[i].data) if tensor_mask(k) & zero_mask}
-    level = Level(flow, region, on_path, True)
+    on_path = {
+        k
+        for i in region
+        for k in (*flow.ops[i].outputs, *flow.inputs_of(flow.ops[i], data))
+        if tensor_mask(k) & zero_mask
+    }
+    level = Level(flow, region, on_path, data)
     for c in sorted(region):
         op = flow.ops[c]
         if not op.recorded or not any(a.grad(k) is not None for k in op.outputs):
             continue
-        for t in dict.fromkeys(op.data):
+        for t in dict.fromkeys(flow.inputs_of(op, data)):
             if t not in on_path or t in flow.resources or flow.producer.get(t) is None:
                 continue
             if flow.is_differentiable(t):
@@ -42,7 +70,7 @@ def hidden_cuts(a: Analysis, region: set[int], tensor_mask, zero_mask: int) -> l
                 # for the op's output: an op without a gradient, of a kind a rule names
                 if a.values.has_grad(t) and a.grad(t) is None and classify_op(op.type):
                     level.add(BLOCK, c, [t])
-            elif op.type in _BACK_TO_FLOAT and op.data and op.data[0] == t:
+            elif not data or (op.type in _BACK_TO_FLOAT and op.data and op.data[0] == t):
                 level.walk_integer_region(flow.producer[t])
     out = []
     for (kind, culprit), inputs in level.found.items():

@@ -5,12 +5,22 @@ the loss does not depend on this input; in a traced function a cut gives zeros, 
 from __future__ import annotations
 
 from gradcheck.trace.diagnose.describe import op_label
+from gradcheck.trace.diagnose.loop_bodies import dropped_in_loop
 from gradcheck.trace.values.frontier.analysis import Analysis, Cause
 from gradcheck.trace.values.frontier.ops import LIST_OPS_PREFIX
 
 
 def loop(a: Analysis, c: int, t) -> Cause | None:
     op = a.flow.ops[c]
+    dropped = dropped_in_loop(a.ctx, op.site)
+    if dropped is not None:
+        # the body drops what it made from the sources: the dead end of GC108, hidden
+        # behind zeros as a cut is (``hidden_cuts``)
+        note = (
+            "TensorFlow gives these variables zeros, not None: the loop's gradient is computed for all "
+            "its inputs at once"
+        )
+        return Cause("GC108", "loop", c, c, "", [note], location=dropped)
     inner = _inner_cut(op.site)
     what = "tf.while_loop" if op.type in ("While", "StatelessWhile") else op_label(op.type) or op.type
     if op.type.startswith(LIST_OPS_PREFIX):

@@ -18,8 +18,8 @@ from gradcheck.trace.values.layers import blame_location, weight_location
 
 def report(a: Analysis, sources, find_causes, hidden=None) -> list[Finding]:
     """``find_causes(a, region, tensor_mask)`` is a pass: (cause or None, sources mask) pairs.
-    ``hidden(a, region, tensor_mask, mask)``: causes for the sources no frontier of the pass
-    reached (``hidden_cuts``)."""
+    ``hidden(a, region, tensor_mask, mask, keys)``: causes for the sources no frontier of the
+    pass reached (``hidden_cuts``)."""
     flow = a.flow
     keys = [s.key for s in sources]
     region = region_of(flow, a.targets, keys)
@@ -32,12 +32,21 @@ def report(a: Analysis, sources, find_causes, hidden=None) -> list[Finding]:
 
     causes = find_causes(a, region, tensor_mask)
     if hidden is not None:
-        reached = 0
-        for _, mask in causes:
-            reached |= mask
-        unreached = sum(bits.values()) & ~reached
-        if unreached:
-            causes += hidden(a, region, tensor_mask, unreached)
+        # Sources no frontier explains (none reached them, or only ones zero by chance): a
+        # cut, TensorFlow's own None at an op a rule names and dead back to them, is their
+        # cause. A frontier zero by chance on their way (a loop mixes every output's
+        # sources) does not make the cut's zero possibly chance.
+        explained = 0
+        for cause, mask in causes:
+            if cause is not None:
+                explained |= mask
+        unexplained = sum(bits.values()) & ~explained
+        if unexplained:
+            cuts = hidden(a, region, tensor_mask, unexplained, keys)
+            cut = 0
+            for _, mask in cuts:
+                cut |= mask
+            causes = [(c, m if c is not None else m & ~cut) for c, m in causes] + cuts
     # A source is reported only when every frontier on its paths is explained and
     # structural: one zero by chance (the batch) makes the whole zero possibly chance.
     unexplained = 0

@@ -56,8 +56,29 @@ def causes(a: Analysis, region, tensor_mask):
                 out.append((cancel, mask))
                 continue
         for c in consumers:
-            out.append((explain(a, c, t), mask))
+            cause = explain(a, c, t)
+            stepped = _behind_zero_factor(a, c, t, tensor_mask) if cause is None and steps else []
+            if stepped:
+                out += [(step, m & mask) for step, m in stepped]
+            else:
+                out.append((cause, mask))
     return out
+
+
+def _behind_zero_factor(a: Analysis, c: int, t, tensor_mask) -> list[tuple[Cause, int]]:
+    """A product whose other factor is zero by construction: every path from that factor
+    back to the sources crosses a step function (``log(tf.sign(p)) * advantage``: the sign
+    makes the log-probability ``log 1 = 0``). The step is the cause, not the batch."""
+    op = a.flow.ops[c]
+    if op.type not in PRODUCTS:
+        return []
+    for k in op.data:
+        v = a.value(k) if k != t else None
+        if v is not None and v.size and not v.any():
+            behind = steps_behind(a, k, tensor_mask)
+            if behind:
+                return behind
+    return []
 
 
 def _passed_on_beside(op, t, tensor_mask, nonzero) -> bool:
