@@ -1,6 +1,6 @@
 """Inside a traced loop: the data flow of a ``tf.function`` holds a ``tf.while_loop`` as one
 op (under a tape, inside a function TensorFlow wraps it in), so what its body does is read
-from the body's own graph here. A computation the body makes from the loop's inputs and
+from the body's own graph here. A computation the body makes with the model's weights and
 then drops (``ta.write(t, y)`` without ``ta =``, ``y = model(h)`` never carried on) is the
 dead end of the values made from the sources, and its line is the one to change, not the
 loop's."""
@@ -22,7 +22,7 @@ _READS = ("ReadVariableOp", "ResourceGather")
 
 def dropped_in_loop(ctx: Context, graph_op) -> Location | None:
     """Where the body of the loop ``graph_op`` runs (or of a loop in the function it calls)
-    drops a value made from the loop's inputs: the latest such op with a user line."""
+    drops a value made with a variable it reads: the latest such op with a user line."""
     if ctx.eager or graph_op is None or isinstance(graph_op, tuple):
         return None
     for body in _loop_bodies(graph_op):
