@@ -466,24 +466,32 @@ def test_check_step_custom_gradients_keyword():
     assert codes == ["GC301"]
 
 
-def test_watched_graph_step_reports_a_zero_gradient_once_and_keeps_training():
+def _sgd_step(model, loss_of, rate: float):
+    """A traced training step of ``model`` with plain SGD: ``loss_of(prediction, y)``."""
     import keras
+    import tensorflow as tf
+
+    optimizer = keras.optimizers.SGD(rate)
+
+    @tf.function
+    def step(x, y):
+        with tf.GradientTape() as tape:
+            loss = loss_of(model(x), y)
+        grads = tape.gradient(loss, model.trainable_variables)
+        optimizer.apply_gradients(zip(grads, model.trainable_variables))
+        return loss
+
+    return step
+
+
+def test_watched_graph_step_reports_a_zero_gradient_once_and_keeps_training():
     import numpy as np
     import tensorflow as tf
 
     import gradcheck
 
     model = _dead_relu_model()
-    optimizer = keras.optimizers.SGD(0.1)
-
-    @tf.function
-    def step(x, y):
-        with tf.GradientTape() as tape:
-            loss = tf.reduce_mean(tf.square(model(x) - y))
-        grads = tape.gradient(loss, model.trainable_variables)
-        optimizer.apply_gradients(zip(grads, model.trainable_variables))
-        return loss
-
+    step = _sgd_step(model, lambda pred, y: tf.reduce_mean(tf.square(pred - y)), 0.1)
     x, y = np.random.rand(16, 4).astype("float32"), np.random.rand(16, 1).astype("float32")
     with gradcheck.watch() as report:
         for _ in range(4):
@@ -512,18 +520,12 @@ def test_watched_graph_step_holds_no_python_op_and_reports_a_late_nan():
 
     keras.utils.set_random_seed(0)
     model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(3), keras.layers.Dense(1)])
-    optimizer = keras.optimizers.SGD(0.01)
     scale = tf.Variable(1.0, trainable=False)
 
-    @tf.function
-    def step(x, y):
-        with tf.GradientTape() as tape:
-            pred = model(x)
-            loss = tf.reduce_mean(tf.square(pred - y)) + tf.sqrt(scale * tf.reduce_mean(tf.square(pred)))
-        grads = tape.gradient(loss, model.trainable_variables)
-        optimizer.apply_gradients(zip(grads, model.trainable_variables))
-        return loss
+    def loss_of(pred, y):
+        return tf.reduce_mean(tf.square(pred - y)) + tf.sqrt(scale * tf.reduce_mean(tf.square(pred)))
 
+    step = _sgd_step(model, loss_of, 0.01)
     x, y = np.random.rand(16, 4).astype("float32"), np.random.rand(16, 1).astype("float32")
     with gradcheck.watch() as report:
         for i in range(6):

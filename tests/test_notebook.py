@@ -198,24 +198,24 @@ json.dump({"text": [o.data["text/plain"] for o in shown.outputs]}, sys.stdout)
 """
 
 
-def test_the_ipython_extension_shows_a_traced_steps_value_finding_in_its_cell():
-    # one traced step, nothing run after it: its value check reports as the cell ends
+def _ipython_session(source: str) -> dict:
+    """Run ``source`` (a real IPython shell) in a fresh interpreter; the JSON it printed last."""
     pytest.importorskip("IPython")
     done = subprocess.run(
-        [sys.executable, "-c", IPYTHON_TRACED_STEP], cwd=ROOT, capture_output=True, text=True, timeout=300, check=False
+        [sys.executable, "-c", source], cwd=ROOT, capture_output=True, text=True, timeout=300, check=False
     )
     assert done.returncode == 0, done.stderr[-3000:]
-    shown = json.loads(done.stdout.strip().splitlines()[-1])
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_the_ipython_extension_shows_a_traced_steps_value_finding_in_its_cell():
+    # one traced step, nothing run after it: its value check reports as the cell ends
+    shown = _ipython_session(IPYTHON_TRACED_STEP)
     assert len(shown["text"]) == 1 and "GC201" in shown["text"][0], shown
 
 
 def test_the_ipython_extension_displays_a_diagnosis():
-    pytest.importorskip("IPython")
-    done = subprocess.run(
-        [sys.executable, "-c", IPYTHON_SESSION], cwd=ROOT, capture_output=True, text=True, timeout=300, check=False
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    shown = json.loads(done.stdout.strip().splitlines()[-1])
+    shown = _ipython_session(IPYTHON_SESSION)
     assert shown["text"].startswith("Cell In[3]:3:27: GC102 tf.round")
     assert "GC102" in shown["html"] and "Cell In[3], line 3" in shown["html"]
     assert "&#9986; Round" in shown["html"] and "sequential/dense/kernel" in shown["html"]

@@ -305,6 +305,8 @@ class Program:
         return found
 
     def _scan(self, stack: list) -> tuple[set[str], set[str], set[str]]:
+        # ``walk.descendants``'s loop, inlined with this scope's pruning: a call per node
+        # would cost more than the walk it saves
         reads: set[str] = set()
         binds: set[str] = set()
         declared: set[str] = set()

@@ -134,6 +134,10 @@ class Session:
         #: (hook step, its Patches) in installation order (``hooks.install``)
         self.installed: list[tuple[object, Patches]] = []
         self._late = Patches()  # made after the hooks, by an option (``values.custom_check``)
+        #: the armed value checks of traced functions (``values.mailbox``), and when the host
+        #: last looked into them
+        self.mailboxes: list = []
+        self.mailbox_looked = 0.0
 
     # -- step accounting ----------------------------------------------------------------
     @property

@@ -141,15 +141,14 @@ def _targets_finite_eager(checked: Checked) -> bool:
 
 
 # -- which tensors to evaluate -----------------------------------------------------------
-def _wanted_keys(flow, targets, source_keys) -> tuple[list, list]:
-    """(keys whose forward value is wanted, keys whose gradient is wanted): those of the ops
-    on data paths from the sources to the targets, nearest the loss first when there are
-    too many, then those on the other paths (an index taken back to floats, where a cut
+def _wanted_keys(flow, targets, source_keys, ops: set[int]) -> tuple[list, list]:
+    """(keys whose forward value is wanted, keys whose gradient is wanted): those of ``ops``,
+    the ops on data paths from the sources to the targets, nearest the loss first when
+    there are too many, then those on the other paths (an index taken back to floats, where a cut
     hidden behind zeros is looked for, ``hidden_cuts``)."""
     values, grads = [], []
     seen_v, seen_g = set(), set()
     target_set = set(targets)
-    ops = region(flow, targets, source_keys)
     every = region(flow, targets, source_keys, data=False) - ops
     for i in [*sorted(ops, reverse=True), *sorted(every, reverse=True)]:
         op = flow.ops[i]
@@ -199,7 +198,8 @@ class EagerValues(Values):
         self._ctx = ctx
         self._eager_grads: dict = {}
         flow = ctx.flow
-        want_values, want_grads = _wanted_keys(flow, ctx.target_keys, [s.key for s in bad_sources])
+        keys = [s.key for s in bad_sources]
+        want_values, want_grads = _wanted_keys(flow, ctx.target_keys, keys, region(flow, ctx.target_keys, keys))
         orphans = ctx.session.recorder.orphans
         source_values = {s.key: s.value for s in ctx.sources if s.key is not None}
 
@@ -428,7 +428,7 @@ class _GraphProbe:
         flow = ctx.flow
         keys = [s.key for s in self.sources]
         ops = region(flow, ctx.target_keys, keys)
-        want_values, want_grads = _wanted_keys(flow, ctx.target_keys, keys)
+        want_values, want_grads = _wanted_keys(flow, ctx.target_keys, keys, ops)
         values = [(k, ctx.tensors.get(k)) for k in want_values]
         values = [(k, t) for k, t in values if t is not None and _shippable(t)]
         kept, unconnected = [], []

@@ -59,10 +59,7 @@ class Mailbox:
             self.box = resource_variable_ops.ResourceVariable(
                 tf.zeros([0], tf.string), trainable=False, shape=tf.TensorShape([None])
             )
-        boxes = getattr(session, "_mailboxes", None)
-        if boxes is None:
-            boxes = session._mailboxes = _Boxes()
-        boxes.all.append(self)
+        session.mailboxes.append(self)
 
     def armed(self):
         tf = _tf.tf
@@ -85,24 +82,17 @@ class Mailbox:
         return True
 
 
-class _Boxes:
-    def __init__(self) -> None:
-        self.all: list[Mailbox] = []
-        self.polled = 0.0
-
-
 def poll(session, runs: int | None = None) -> None:
     """Hand delivered values to their probes: before a checked function's run number
     ``runs`` (throttled), or now (``runs=None``: the session ends)."""
-    boxes = getattr(session, "_mailboxes", None)
-    if boxes is None:
+    if not session.mailboxes:
         return
     now = time.monotonic()
-    if runs is not None and runs > EAGER_POLLS and now - boxes.polled < POLL_SECONDS:
+    if runs is not None and runs > EAGER_POLLS and now - session.mailbox_looked < POLL_SECONDS:
         return
-    boxes.polled = now
+    session.mailbox_looked = now
     try:
         with session.paused():
-            boxes.all = [mailbox for mailbox in boxes.all if not mailbox.collect()]
+            session.mailboxes = [mailbox for mailbox in session.mailboxes if not mailbox.collect()]
     except Exception as error:  # noqa: BLE001 - a failed look must not stop the user's training
         internal_error(error)
