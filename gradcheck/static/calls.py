@@ -6,6 +6,7 @@ What calling a model or a layer does is in ``models``.
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterable
 
 from gradcheck.static import catalog
 from gradcheck.static.custom import CustomGradient, analyse
@@ -180,6 +181,11 @@ class Calls:
             # the value written reaches later reads of the variable only through the write (GC113)
             self._assign_variable(node, args[0], [*args[1:], *kwargs.values()])
             return self.with_assigned(Value(flow=args[0].flow, ref=args[0].ref))
+        if api is None and leaf == "while_loop" and _is_false(keyword(node, "back_prop")) and self.traced_now():
+            # ``back_prop=False`` is ignored eagerly, but in a traced function every output of
+            # the loop is a ``stop_gradient`` (TensorFlow's ``while_v2``): GC104 at the loop
+            flow = self.op(node, self._with_callbacks(inputs, args, kwargs))
+            return Value(flow=self.cut(node, flow, "GC104"))
         if api is None:
             # What a framework returns computes only from its arguments; what another module
             # of the user's returns is not known (a model factory, an object with state).
@@ -469,9 +475,14 @@ class Calls:
             return self.with_assigned(Value(ref=ref))
         return EMPTY
 
-    def with_assigned(self, value: Value) -> Value:
-        """A read of a variable that was assigned to while the tape recorded."""
+    def with_assigned(self, value: Value, models: Iterable[str] = ()) -> Value:
+        """A read of a variable that was assigned to while the tape recorded; with ``models``,
+        a call of those models, which reads every weight of theirs written before it
+        (``model.get_layer("conv").kernel.assign_add(delta)``, then ``model(x)``)."""
         extra = [self.assigned[a] for o in value.flow for a in _ancestors(o) if a in self.assigned]
+        prefixes = tuple(f"{m}." for m in models)
+        if prefixes:
+            extra += [contents for a, contents in self.assigned.items() if a.startswith(prefixes)]
         if isinstance(value.ref, StateRef) and value.ref.token in self.assigned:
             extra.append(self.assigned[value.ref.token])
         if not extra:
@@ -748,6 +759,7 @@ class Calls:
             return found
         self.stack.append(fn)
         self.call_lines.append(node.lineno if node is not None else 0)
+        self.call_statements.append(self.statement)
         saved_anchor, saved_node, saved_statement = self.anchor_line, self.anchor_node, self.anchor_statement
         if self.depth == 0 and node is not None:
             self.anchor_line, self.anchor_node, self.anchor_statement = node.lineno, node, self.statement
@@ -764,8 +776,19 @@ class Calls:
             self.anchor_line, self.anchor_node, self.anchor_statement = saved_anchor, saved_node, saved_statement
             self.stack.pop()
             self.call_lines.pop()
+            self.call_statements.pop()
         self.memo[key] = result
         return result
+
+    def traced_now(self) -> bool:
+        """Whether the code being analysed runs in a ``tf.function`` of the file's (decorated
+        with it), as the function under study or one that called down to here."""
+        for fn in [self.region, *self.stack]:
+            for decorator in getattr(fn, "decorator_list", ()):
+                target = decorator.func if isinstance(decorator, ast.Call) else decorator
+                if self.qualname(target, self.program.module_scope) == "tensorflow.function":
+                    return True
+        return False
 
     def _body(self, fn: ast.AST, scope: Scope) -> Value:
         if isinstance(fn, ast.Lambda):

@@ -68,6 +68,8 @@ class Interpreter(Resolver, Calls, Models):
         self.nested_tapes: list[TapeRef] = []  # tapes opened by the functions the region calls
         self.top: ast.stmt | None = None  # the module's top-level statement being run
         self.call_lines: list[int] = []  # the line of each call on ``stack``
+        #: the statement that made each call on ``stack`` (GC109 names it, see ``_outside_site``)
+        self.call_statements: list[ast.stmt | None] = []
         self.checks: dict[ast.AST, Check] = {}
         self.births: dict[str, ast.AST] = {}  # origin -> its first call in this run
         #: dead stores of this run: ``enc = self.encoder(x)`` whose name is never read -> its flow
@@ -695,6 +697,12 @@ class Interpreter(Resolver, Calls, Models):
             # The target computed by a function of the file in the request itself, after the
             # tape (``t.gradient(score(x), x)``): that argument is what to move into the block.
             return self.program.site(request, "GC109", self._when(node))
+        call = self._tape_level_call() if via and not self.construction else None
+        if call is not None:
+            # a function of the file called before the tape, in the function that opens it:
+            # that call's statement is the computation to move into the block (as the trace
+            # engine names it: ``features = self.encode(x)``, not a line of ``encode``)
+            return self.program.site(call, "GC109", self._when(node))
         value = getattr(self.statement, "value", None)
         target = self._request_target(self.statement)
         if target is not None and node is not value:  # not the request itself (a first-order gradient)
@@ -715,6 +723,24 @@ class Interpreter(Resolver, Calls, Models):
         ):
             return value.args[0]
         return None
+
+    def _tape_level_call(self) -> ast.expr | None:
+        """The value of the statement, in the function that opens the followed tape (or the
+        region itself), whose call led to the line being run; None: not known."""
+        tape = self.tape
+        if tape is None:
+            return None
+        if tape.frame is None:
+            statement, call = self.anchor_statement, self.anchor_node
+        elif tape.frame in self.stack and self.stack.index(tape.frame) + 1 < len(self.stack):
+            statement = self.call_statements[self.stack.index(tape.frame) + 1]
+            call = None
+        else:
+            return None
+        value = getattr(statement, "value", None)
+        if not isinstance(value, ast.expr) or (call is not None and not _within(call, value)):
+            return None
+        return value
 
     def _via(self) -> int:
         """The line of the call that ran the current line outside the tape (0: the line is

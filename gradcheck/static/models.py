@@ -398,7 +398,7 @@ class Models:
             have = flow.get(origin)
             flow[origin] = born if have is None else merge_flows(({origin: have}, {origin: born}))[origin]
         if self.assigned:  # weights written with ``assign`` earlier (GC113)
-            flow = dict(self.with_assigned(Value(flow=flow)).flow)
+            flow = dict(self.with_assigned(Value(flow=flow), model.models).flow)
         for origin in model.models:
             activation = program.activations.get(origin)
             if activation is not None:
@@ -449,6 +449,9 @@ class Models:
                 self._fit(node, receiver)
             return EMPTY
         if attr == "get_layer":
+            named = self._named_layer(node, receiver)
+            if named is not None:
+                return named
             some = frozenset(f"{m}.layers" for m in receiver.models)
             for name in some:
                 program.kinds.setdefault(name, "model")
@@ -463,6 +466,25 @@ class Models:
                 for part in stateful:  # but a BatchNormalization added holds non-trainable state (GC115)
                     program.add_part(token, part)
             return EMPTY
+        return None
+
+    def _named_layer(self, node: ast.Call, model: Value) -> Value | None:
+        """``model.get_layer("conv")``: the layer built with ``name="conv"``, when the model is
+        a ``Sequential`` of this file's or its parts are known (its weights are that layer's,
+        so a write into them is a write into the model's); None: some layer of the model."""
+        name = node.args[0].value if node.args and isinstance(node.args[0], ast.Constant) else None
+        if not isinstance(name, str):
+            return None
+        program = self.program
+        for token in model.models:
+            wanted = f"{token}.{name}"
+            for index, layer in enumerate(program.sequential.get(token) or ()):
+                if layer.models or layer.ref is not None:
+                    layer = program.layer_of(token, index, layer)
+                    if wanted in layer.models:
+                        return layer
+            if wanted in program.all_parts(token):
+                return Value(models=frozenset((wanted,)))
         return None
 
     def _fit(self, node: ast.Call, model: Value) -> None:
