@@ -114,6 +114,76 @@ def test_a_mask_built_from_sign_that_lets_values_through_is_silent(run_script):
     assert result.findings == []
 
 
+INF_MASK_ENTROPY = """\
+import keras
+import numpy as np
+import tensorflow as tf
+
+model = keras.Sequential([keras.Input((8,)), keras.layers.Dense(16, activation="tanh"), keras.layers.Dense(4)])
+x = np.random.rand(32, 8).astype("float32")
+legal = np.arange(4)[None, :] < np.array([2] * 32)[:, None]
+with tf.GradientTape() as tape:
+    masked = tf.where(legal, model(x), MASK)
+    log_probs = tf.nn.log_softmax(masked)
+    entropy = -tf.reduce_sum(tf.where(legal, tf.nn.softmax(masked) * log_probs, 0.0), axis=-1)
+    loss = -tf.reduce_mean(entropy)
+grads = tape.gradient(loss, model.trainable_variables)
+"""
+
+
+def test_an_inf_factor_is_blamed_where_it_is_made_and_named_where_it_is_multiplied(run_script):
+    result = run_script(INF_MASK_ENTROPY.replace("MASK", "-np.inf"))
+    assert result.error is None, result.error
+    assert [(f.code, f.line) for f in result.findings] == [("GC202", 9)]
+    message = result.findings[0].message
+    assert "`tf.where(legal, model(x), -np.inf)` is inf or NaN" in message
+    assert "(line 11) multiplies that value by 0" in message
+
+
+def test_a_large_finite_mask_is_silent(run_script):
+    result = run_script(INF_MASK_ENTROPY.replace("MASK", "-1e9"))
+    assert result.error is None, result.error
+    assert result.findings == []
+
+
+LATENT_INVERSION = """\
+import keras
+import numpy as np
+import tensorflow as tf
+
+decoder = keras.Sequential([keras.Input((8,)), keras.layers.Dense(32, activation="relu"), keras.layers.Dense(64)])
+PRETRAIN
+target = np.random.rand(1, 64).astype("float32")
+latent = tf.Variable(tf.zeros((1, 8)), name="latent_code")
+optimizer = keras.optimizers.Adam(0.05)
+for step in range(3):
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_mean(tf.square(decoder(latent) - target))
+    grads = tape.gradient(loss, [latent])
+    optimizer.apply_gradients(zip(grads, [latent]))
+"""
+FIT_DECODER = """\
+decoder.compile(optimizer="adam", loss="mse")
+codes = np.random.rand(256, 8).astype("float32")
+decoder.fit(codes, np.random.rand(256, 64).astype("float32"), epochs=2, batch_size=64, verbose=0)"""
+
+
+def test_a_zero_gradient_on_weights_a_cut_short_fit_left_untrained_is_not_reported(run_script):
+    """Under python the decoder's biases are trained before the loop and the latent code
+    gets a gradient; the check ends ``fit`` at its checked step, so the biases stay 0 and
+    relu(0) passes no gradient to the zero code: the check's doing, not the program's."""
+    result = run_script(LATENT_INVERSION.replace("PRETRAIN", FIT_DECODER))
+    assert result.error is None, result.error
+    assert result.findings == []
+
+
+def test_the_same_loop_on_a_decoder_nobody_trains_is_reported(run_script):
+    result = run_script(LATENT_INVERSION.replace("PRETRAIN", ""))
+    assert result.error is None, result.error
+    assert [(f.code, f.line) for f in result.findings] == [("GC201", 12)]
+    assert result.findings[0].variables == ["latent_code"]
+
+
 SIGN_GATES_ANOTHER_VALUE = """\
 import numpy as np
 import tensorflow as tf

@@ -84,7 +84,8 @@ def test_rule_examples(example):
     got = found(example.source)
     marked = expected(example.source)
     assert set(got) <= set(marked), f"not expected: {sorted(set(got) - set(marked))}"
-    assert {m for m in marked if m[1] in STATIC_CODES} <= set(got)
+    if example.static:  # else a cause only a run shows (``Example.static``)
+        assert {m for m in marked if m[1] in STATIC_CODES} <= set(got)
 
 
 #: How many real-world GC1xx cases the static engine must diagnose exactly: a ratchet, the
@@ -94,8 +95,10 @@ def test_rule_examples(example):
 #: 25 (GC111 from TensorFlow's registry, a first derivative taken after the tape) to 73/93;
 #: the 4NN batch's mechanisms (a variable read by a ``tf.custom_gradient``, filtered sources,
 #: the dead end of a dropped output, ``tf.compat.v1.scatter_*``, a target computed in the
-#: request) from 90 to 95 of the 124 cases then in the set.
-RECALL_FLOOR = 95
+#: request) from 90 to 95 of the 124 cases then in the set; batches 8 and 9 (a named layer's
+#: weights written with ``assign``, ``back_prop=False`` in a ``tf.function``, a function
+#: called before the tape named at its call) to 117 of 162.
+RECALL_FLOOR = 117
 
 
 def _realworld_paths(kind: str) -> list[Path]:

@@ -37,6 +37,13 @@ with tf.GradientTape() as tape:
         "`tf.custom_gradient`."
     )
     fix_variants = {
+        "second-order": (
+            "When the op is the gradient of another op, needed by a second derivative (a gradient penalty, a Hessian)",
+            "`{op}` is the gradient of `{call}`, and TensorFlow has no gradient for it: a second derivative (a "
+            "gradient penalty, a Hessian-vector product) cannot go through `{call}`. Build that step from ops "
+            "whose gradients are differentiable (to upsample, `tf.repeat` along the spatial axes or a "
+            "`Conv2DTranspose`), or register a gradient for `{op}` with `tf.RegisterGradient`.",
+        ),
         "dataset": (
             "When the op is a `tf.data` one (`dataset.reduce`, a loop over a dataset in a `tf.function`)",
             "`{call}` runs the computation inside `tf.data`, which the tape cannot differentiate. Loop "
@@ -53,7 +60,10 @@ with tf.GradientTape() as tape:
             fields = {**fields, "variant": "dataset"}
         return super().fix_text(**fields)
 
-    call_names = {"ResizeArea": ("resize", "resize_area")}
+    call_names = {
+        "ResizeArea": ("resize", "resize_area"),
+        "ResizeNearestNeighbor": ("upsampling1d", "upsampling2d", "upsampling3d", "resize", "resize_nearest_neighbor"),
+    }
 
     invalid = (
         Example(
@@ -95,6 +105,27 @@ def step(z, target):
 step(np.random.rand(2, 4).astype("float32"), np.random.rand(2, 4, 4, 1).astype("float32"))
 """,
         ),
+        Example(
+            "a gradient penalty through a nearest-neighbour upsampling (second derivative)",
+            "eager",
+            """\
+import keras
+import numpy as np
+import tensorflow as tf
+
+critic = keras.Sequential([keras.Input((4, 4, 1)), keras.layers.Conv2D(4, 3, padding="same")])
+x = tf.constant(np.random.rand(2, 4, 4, 1).astype("float32"))
+with tf.GradientTape() as tape:
+    with tf.GradientTape() as inner:
+        inner.watch(x)
+        up = tf.image.resize(critic(x), [8, 8], method="nearest")  # expect: GC111
+        score = tf.reduce_sum(tf.nn.softplus(up))
+    slopes = inner.gradient(score, x)
+    penalty = tf.reduce_mean(tf.square(tf.norm(tf.reshape(slopes, [2, -1]), axis=1) - 1.0))
+grads = tape.gradient(penalty, critic.trainable_variables)
+""",
+            static=False,
+        ),
     )
     valid = (
         Example(
@@ -134,6 +165,27 @@ def step(z, big_target):
 
 
 step(np.random.rand(2, 4).astype("float32"), np.random.rand(2, 8, 8, 1).astype("float32"))
+""",
+        ),
+        Example(
+            "the same penalty through an upsampling made with tf.repeat",
+            "eager",
+            """\
+import keras
+import numpy as np
+import tensorflow as tf
+
+critic = keras.Sequential([keras.Input((4, 4, 1)), keras.layers.Conv2D(4, 3, padding="same")])
+x = tf.constant(np.random.rand(2, 4, 4, 1).astype("float32"))
+with tf.GradientTape() as tape:
+    with tf.GradientTape() as inner:
+        inner.watch(x)
+        up = tf.repeat(tf.repeat(critic(x), 2, axis=1), 2, axis=2)
+        score = tf.reduce_sum(tf.nn.softplus(up))
+    slopes = inner.gradient(score, x)
+    penalty = tf.reduce_mean(tf.square(tf.norm(tf.reshape(slopes, [2, -1]), axis=1) - 1.0))
+grads = tape.gradient(penalty, critic.trainable_variables)
+assert all(g is not None for g in grads)
 """,
         ),
     )

@@ -138,6 +138,9 @@ class Session:
         #: last looked into them
         self.mailboxes: list = []
         self.mailbox_looked = 0.0
+        #: ``_id`` of a variable's resource handle -> the updates a check skipped for it (a
+        #: ``fit`` cut short counts for the rest of its training): ``values.frozen``
+        self.frozen: dict[int, int] = {}
 
     # -- step accounting ----------------------------------------------------------------
     @property

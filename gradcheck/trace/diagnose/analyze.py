@@ -86,10 +86,29 @@ def no_gradient_registered(call: GradientCall) -> list[Finding]:
     findings = []
     for culprit in culprits:
         starved = [s for s in ctx.sources if s.key is not None and culprit in ctx.flow.forward_cone([s.key], cone)]
-        if starved:
-            cut = Cut(BLOCK, culprit, {s.key for s in starved}, [], cone, ctx.target_keys)
+        if not starved:
+            continue
+        forward = _differentiated(ctx.flow, culprit, cone)
+        at = culprit if forward is None else forward
+        cut = Cut(BLOCK, at, {s.key for s in starved}, [], cone, ctx.target_keys)
+        if forward is None:
             findings.append(cut_finding(ctx, cut, starved, code="GC111"))
+        else:  # named as the op without a gradient, found where the user wrote its forward op
+            findings.append(cut_finding(ctx, cut, starved, code="GC111", label=op_type, variant="second-order"))
     return merge(findings)
+
+
+def _differentiated(flow, culprit: int, cone: set[int]) -> int | None:
+    """The forward op that ``culprit``, an op of a gradient, differentiates
+    (``ResizeNearestNeighborGrad`` is the gradient of a ``ResizeNearestNeighbor``): a second
+    derivative (a gradient penalty, a Hessian) needs the gradient of that gradient. None
+    when ``culprit`` is no gradient op, or no such forward op was recorded before it."""
+    kind = flow.ops[culprit].type
+    if not kind.endswith("Grad"):
+        return None
+    forward = kind[: -len("Grad")]
+    before = [i for i in cone if i < culprit and flow.ops[i].type == forward and flow.ops[i].recorded]
+    return max(before) if before else None
 
 
 def _allowed(name: str, patterns: tuple[str, ...]) -> bool:

@@ -37,7 +37,16 @@ def _cut_code(ctx: Context, cut: Cut) -> str:
     return "GC101" if cut.kind == BOUNDARY else "GC111"
 
 
-def cut_finding(ctx: Context, cut: Cut, sources: list[Source], code: str | None = None) -> Finding:
+def cut_finding(
+    ctx: Context,
+    cut: Cut,
+    sources: list[Source],
+    code: str | None = None,
+    label: str | None = None,
+    variant: str | None = None,
+) -> Finding:
+    """The finding of ``cut``; ``label`` names the op when it is not the cut op itself (the
+    gradient op a second derivative cannot get past, found at its forward op)."""
     inside = _inside_function(ctx, cut) if code is None else None
     code = code or (inside[0] if inside else _cut_code(ctx, cut))
     location = None
@@ -55,7 +64,8 @@ def cut_finding(ctx: Context, cut: Cut, sources: list[Source], code: str | None 
         location.end_line,
         location.end_column,
     )
-    label = inside[2] if inside else op_label(ctx.flow.ops[cut.op].type) if cut.op >= 0 else None
+    if label is None:
+        label = inside[2] if inside else op_label(ctx.flow.ops[cut.op].type) if cut.op >= 0 else None
     first_arg = None
     if expr is not None and getattr(expr.node, "args", None):
         # the user's own name for the input, when it has one (not a whole expression)
@@ -88,7 +98,7 @@ def cut_finding(ctx: Context, cut: Cut, sources: list[Source], code: str | None 
         arg=first_arg or sourcemap.free_name(location.path, ("v", "value", "v_")),
         fn=(label or "").lower(),
         when=("before" if _ran_before_tape(ctx, cut.op) else "after") if cut.kind == OUTSIDE else "",
-        **_variant(ctx, cut, location),
+        **({"variant": variant} if variant else _variant(ctx, cut, location)),
     )
     if finding.chain and first is not None:
         finding.chain_source = first.name

@@ -207,6 +207,7 @@ class _Tracer:
                     raise
                 tracer.continued = True  # what fails from here on does not change the verdict
                 model.stop_training = True
+                _untrained(session, model)
                 return getattr(model, "history", None)
 
         fit.__wrapped__ = orig
@@ -218,6 +219,21 @@ class _Tracer:
             from gradcheck.trace.capture import hooks
 
             hooks.deactivate(self.session)
+
+
+def _untrained(session, model) -> None:
+    """A ``fit`` cut short at its checked steps leaves its model untrained: what the program
+    computes with it from here on is not what it would compute (``values.frozen``)."""
+    from gradcheck.trace.record import _tf
+    from gradcheck.trace.values.frozen import CUT_FIT, freeze
+
+    ids = []
+    for variable in getattr(model, "variables", None) or ():
+        try:
+            ids.append(_tf.handle_of(variable)._id)
+        except (AttributeError, ValueError, TypeError):
+            continue
+    freeze(session, ids, CUT_FIT)
 
 
 class _NoPatches:

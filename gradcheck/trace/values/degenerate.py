@@ -30,6 +30,7 @@ from gradcheck.trace.record.errors import internal_error
 from gradcheck.trace.record.registry import register
 from gradcheck.trace.values import frontier, mailbox
 from gradcheck.trace.values.checked import Checked, checked_call, region, unscaled_loss
+from gradcheck.trace.values.frozen import reads_frozen
 from gradcheck.trace.values.layers import layers_by_source
 
 __all__ = ["check"]
@@ -46,10 +47,12 @@ def check(call: GradientCall) -> list[Finding]:
     checked = checked_call(call)
     if checked is None:
         return []
+    frozen = dict(call.session.frozen)  # as the call finds them: later skips come after it
     if checked.eager:
-        return _eager_values(checked)
+        findings = _eager_values(checked)
+        return [] if findings and reads_frozen(checked, frozen) else findings
     if not _in_xla(call.graph):
-        _graph_values(checked, call.session, call.upto)
+        _graph_values(checked, call.session, call.upto, frozen)
     return []
 
 
@@ -311,7 +314,7 @@ def _imperative(tape, targets, sources, output_gradients=None):
 
 
 # -- graph mode: check when the traced function runs ---------------------------------------
-def _graph_values(checked: Checked, session, upto) -> None:
+def _graph_values(checked: Checked, session, upto, frozen: dict[int, int]) -> None:
     """Add, to the function being traced, a check of the gradient values that runs when the
     function does (see the module docstring)."""
 
@@ -326,7 +329,7 @@ def _graph_values(checked: Checked, session, upto) -> None:
     if not targets:
         return
     layers_by_source(checked)  # now, while the user's frames are alive
-    probe = _GraphProbe(checked, sources, considered, upto)
+    probe = _GraphProbe(checked, sources, considered, upto, frozen)
     if session.check_mode and session.steps is not None:
         # a check runs the function a step or two: hand the gradients and values to the host
         # callback, which computes the flags itself and returns at once when all is well
@@ -403,8 +406,9 @@ class _GraphProbe:
     """The host side of a traced function's value check: receives the values when the
     function runs, and turns them into findings."""
 
-    def __init__(self, checked: Checked, sources, considered: list[int], upto) -> None:
+    def __init__(self, checked: Checked, sources, considered: list[int], upto, frozen: dict[int, int]) -> None:
         self.checked = checked
+        self.frozen = frozen
         self.sources = sources
         self.considered = considered
         self.upto = upto
@@ -521,6 +525,8 @@ class _GraphProbe:
             # gradients overflow (that is how it finds its scale), so none is applied
             nonfinite = []
         if not zero and not nonfinite:
+            return []
+        if reads_frozen(self.checked, self.frozen):
             return []
         return frontier.findings(self.checked, values, zero, nonfinite)
 

@@ -32,6 +32,7 @@ from gradcheck.trace.record import _tf, frames
 from gradcheck.trace.record.call import GradientCall
 from gradcheck.trace.record.errors import internal_error
 from gradcheck.trace.record.registry import register
+from gradcheck.trace.values.frozen import freeze
 
 __all__ = ["check", "note_update", "report"]
 
@@ -132,13 +133,18 @@ def note_call(call: GradientCall) -> None:
 def note_update(session, variables, grads, optimizer=None) -> None:
     """``optimizer`` applied ``grads`` to ``variables`` (at the user's current line)."""
     step = _step(session)
-    handles, names = set(), []
+    handles, names, frozen = set(), [], []
     for v in variables:
         try:
-            handles.add(id(_tf.handle_of(v)))
+            handle = _tf.handle_of(v)
+            handles.add(id(handle))
             names.append(_tf.variable_name(v))
         except (AttributeError, ValueError, TypeError):
             continue
+        if getattr(handle, "_id", None) is not None:
+            frozen.append(handle._id)
+    if session.skip_updates:
+        freeze(session, frozen)  # a check does not train: this update never happens
     ids = {id(g) for g in grads if g is not None}
     loss = next((lo for lo in reversed(step.losses) if any(id(g) in ids for g in lo.grads)), None)
     site = frames.current_user_site()

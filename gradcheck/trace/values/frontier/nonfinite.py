@@ -95,12 +95,16 @@ def explain(a: Analysis, c: int, t) -> Cause:
         other = next((k for k in op.data if k != t), None)
         v = a.value(other) if other is not None else None
         if v is not None and not np.isfinite(v).all():
-            origin = _nonfinite_origin(a, other)
-            if origin is not None:
-                blame = origin
-                call = a.call_text(origin)
             variant = "inf-factor"
-            reason = f"{call} is inf or NaN on this batch, and the gradient through it multiplies that value by 0"
+            reason = f"{call} is inf or NaN on this batch, and its gradient multiplies that value by 0"
+            origin = _nonfinite_origin(a, other)
+            if origin is not None and origin != c:
+                # blamed where the inf is made (the line the user changes); named where it is multiplied
+                blame = origin
+                reason = (
+                    f"{a.call_text(origin)} is inf or NaN on this batch, and the gradient of {call} "
+                    f"({a.line_of(c)}) multiplies that value by 0"
+                )
     guard = _guarding_where(a, c)
     if guard is not None:
         notes.append(
