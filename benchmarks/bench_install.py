@@ -6,7 +6,7 @@ process, after the checked model's first (checked, traced) step; ``--reps`` roun
 alternating blocks are what survives a shared machine: a whole ``fit`` against another
 (``_fit``, kept for the profile) drifts with the load by more than the overhead measured.
 
-    python benchmarks/bench_install.py [--smoke] [--reps 9] [--steps 40] [--json] [--profile MODE]
+    python benchmarks/bench_install.py [--smoke] [--reps 9] [--steps 40] [--batch 64] [--json] [--profile MODE]
 
 ``--profile graph|eager`` runs the checked mode once under cProfile and prints the top
 functions by cumulative time (steps 2-N only).
@@ -33,6 +33,8 @@ MODES = ("graph", "eager")
 #: refilled), which no user pays: install() stays on. Blocks of 20 keep the alternation.
 BLOCK = 20
 TARGETS = {"graph": 1.05, "eager": 1.15}
+#: The issue's batch. A larger ``--batch`` makes a longer step for the same per-step cost.
+BATCH = 64
 
 
 def _model(keras, eager: bool):
@@ -62,7 +64,7 @@ def _fit(keras, np, eager: bool, steps: int, batch: int = 64) -> list[float]:
     return [b - a for a, b in itertools.pairwise(stamps)]
 
 
-def _interleaved(keras, np, mode: str, steps: int) -> dict:
+def _interleaved(keras, np, mode: str, steps: int, batch: int = BATCH) -> dict:
     """Plain and checked steps alternating one by one in one process: two fresh models, the
     plain one traced (graph) or run (eager) without gradcheck, the checked one after
     ``install()``; gradcheck's hooks are in place exactly during the checked steps. Each
@@ -77,8 +79,8 @@ def _interleaved(keras, np, mode: str, steps: int) -> dict:
     eager = mode == "eager"
     rng = np.random.default_rng(0)
     data = (
-        tf.constant(rng.normal(size=(64, 32)).astype("float32")),
-        tf.constant(rng.integers(0, 10, size=(64,)).astype("int32")),
+        tf.constant(rng.normal(size=(batch, 32)).astype("float32")),
+        tf.constant(rng.integers(0, 10, size=(batch,)).astype("int32")),
     )
 
     def step_of(model):
@@ -120,7 +122,7 @@ def _interleaved(keras, np, mode: str, steps: int) -> dict:
     }
 
 
-def run(reps: int, steps: int, modes: tuple[str, ...]) -> dict:
+def run(reps: int, steps: int, modes: tuple[str, ...], batch: int = BATCH) -> dict:
     import keras
     import numpy as np
 
@@ -128,7 +130,7 @@ def run(reps: int, steps: int, modes: tuple[str, ...]) -> dict:
     for mode in modes:
         plain, checked, ratios, cpu_p, cpu_c, found = [], [], [], [], [], set()
         for _ in range(reps):
-            one = _interleaved(keras, np, mode, steps)
+            one = _interleaved(keras, np, mode, steps, batch)
             plain.append(median(one["plain"]))
             checked.append(median(one["checked"]))
             cpu_p.append(sum(one["cpu_plain"]))
@@ -140,7 +142,8 @@ def run(reps: int, steps: int, modes: tuple[str, ...]) -> dict:
         spread = f"{min(ratios):.3f}-{max(ratios):.3f}"
         figures.append(
             Figure(
-                name=f"install() steady step ({mode}): train_step of a 5-layer MLP, {steps} steps each, interleaved",
+                name=f"install() steady step ({mode}): train_step of a 5-layer MLP, batch {batch}, {steps} steps "
+                "each, interleaved",
                 value=median(checked),
                 unit="s",
                 baseline_name="the same step without install()",
@@ -190,6 +193,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--reps", type=int, default=None, help="rounds per mode (default 3)")
     parser.add_argument("--steps", type=int, default=None, help="steps of each kind per round (default 300)")
     parser.add_argument("--modes", default="graph,eager")
+    parser.add_argument("--batch", type=int, default=BATCH, help=f"batch size (default {BATCH}, the issue's)")
     parser.add_argument("--json", action="store_true", help="print the result as one JSON line")
     parser.add_argument("--profile", choices=MODES, default=None)
     args = parser.parse_args(argv)
@@ -198,7 +202,7 @@ def main(argv: list[str] | None = None) -> None:
         profile(args.profile, steps)
         return
     byte_compile_gradcheck()
-    out = run(args.reps or (1 if args.smoke else 3), steps, tuple(args.modes.split(",")))
+    out = run(args.reps or (1 if args.smoke else 3), steps, tuple(args.modes.split(",")), args.batch)
     if args.json:
         print(json.dumps(out))
         return
