@@ -5,6 +5,8 @@ watched runs, XLA, and how every output format and the exit code carry a warning
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 import pytest
 
@@ -172,9 +174,14 @@ def test_a_zero_gradient_on_weights_a_cut_short_fit_left_untrained_is_not_report
     """Under python the decoder's biases are trained before the loop and the latent code
     gets a gradient; the check ends ``fit`` at its checked step, so the biases stay 0 and
     relu(0) passes no gradient to the zero code: the check's doing, not the program's."""
-    result = run_script(LATENT_INVERSION.replace("PRETRAIN", FIT_DECODER))
+    source = LATENT_INVERSION.replace("PRETRAIN", FIT_DECODER)
+    result = run_script(source)
     assert result.error is None, result.error
     assert result.findings == []
+    # and under plain python the code really gets a gradient (a correct look-alike)
+    probe = source + "assert float(tf.reduce_max(tf.abs(grads[0]))) > 0\n"
+    ran = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=300)
+    assert ran.returncode == 0, ran.stderr[-2000:]
 
 
 def test_the_same_loop_on_a_decoder_nobody_trains_is_reported(run_script):

@@ -783,12 +783,8 @@ class Calls:
     def traced_now(self) -> bool:
         """Whether the code being analysed runs in a ``tf.function`` of the file's (decorated
         with it), as the function under study or one that called down to here."""
-        for fn in [self.region, *self.stack]:
-            for decorator in getattr(fn, "decorator_list", ()):
-                target = decorator.func if isinstance(decorator, ast.Call) else decorator
-                if self.qualname(target, self.program.module_scope) == "tensorflow.function":
-                    return True
-        return False
+        scope = self.program.module_scope
+        return any(self.tf_function_decorator(fn, scope) is not None for fn in [self.region, *self.stack])
 
     def _body(self, fn: ast.AST, scope: Scope) -> Value:
         if isinstance(fn, ast.Lambda):

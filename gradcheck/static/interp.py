@@ -374,9 +374,17 @@ class Interpreter(Resolver, Calls, Models):
             api = catalog.lookup(qual) if qual else None
             if api is not None and api.kind == catalog.CUSTOM_GRADIENT:
                 return Value(ref=custom_gradient(node, scope))
-            if qual == "tensorflow.function":
+            if qual == _TF_FUNCTION:
                 return Value(ref=FuncRef(node, scope, traced=decorator))
         return Value(ref=FuncRef(node, scope))
+
+    def tf_function_decorator(self, node: ast.AST, scope: Scope) -> ast.AST | None:
+        """The ``@tf.function`` (or ``@tf.function(...)``) decorating ``node``, if any."""
+        for decorator in getattr(node, "decorator_list", ()):
+            target = decorator.func if isinstance(decorator, ast.Call) else decorator
+            if self.qualname(target, scope) == _TF_FUNCTION:
+                return decorator
+        return None
 
     def _class_def(self, node: ast.ClassDef, scope: Scope) -> bool:
         scope.vars[node.name] = Value(ref=ClassRef(node))
@@ -772,6 +780,8 @@ class Interpreter(Resolver, Calls, Models):
         line = self.anchor_line if self.depth and self.anchor_line else node.lineno
         return "before" if line <= tape.entry_line else "after"
 
+
+_TF_FUNCTION = "tensorflow.function"
 
 #: Cuts that a path has whatever the tape does (integer results, samplers, host functions):
 #: a computation outside the tape before one of them is not what starves the path.

@@ -155,7 +155,7 @@ def _location_from_message(text: str) -> Location | None:
 def _variables_upstream(session, tensor) -> list[str]:
     """Names of the variables a symbolic tensor depends on (through captured handles)."""
     graph = tensor.graph
-    captured = {id(internal): external for external, internal in getattr(graph, "captures", ())}
+    captured = _tf.captured_externals(graph)
     by_handle = session.variables_by_handle()
     names, seen, stack = set(), set(), [tensor.op]
     while stack:

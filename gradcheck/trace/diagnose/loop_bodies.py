@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from gradcheck.rules import call_hints
 from gradcheck.trace.diagnose.context import Context
-from gradcheck.trace.record import frames
+from gradcheck.trace.record import _tf, frames
 from gradcheck.trace.record.frames import Location
 
 __all__ = ["dropped_in_loop"]
@@ -40,8 +40,10 @@ def _loop_bodies(op) -> list:
     if not op.type.endswith("PartitionedCall"):
         return []
     try:
-        graph = op.graph._get_function(op.get_attr("f").name).graph
-    except (AttributeError, ValueError, KeyError):
+        graph = _tf.function_body(op.graph, op.get_attr("f").name)
+    except (AttributeError, ValueError):
+        return []
+    if graph is None:
         return []
     return [body for inner in graph.get_operations() if inner.type in _WHILE for body in _loop_bodies(inner)]
 

@@ -329,6 +329,21 @@ def traced_arguments(graph) -> dict[int, object]:
     return {}
 
 
+def function_body(graph, name: str):
+    """The ``FuncGraph`` of the function ``name`` that ``graph`` calls (a loop's body, a
+    branch, a nested ``tf.function``), or None. TensorFlow keeps no public lookup for it."""
+    try:
+        return getattr(graph._get_function(name), "graph", None)
+    except Exception:  # noqa: BLE001 - a function this TensorFlow keeps elsewhere: none
+        return None
+
+
+def captured_externals(graph) -> dict[int, object]:
+    """id(placeholder inside ``graph``) -> the outer tensor it captures (a variable's
+    eager resource handle, for a read)."""
+    return {id(internal): external for external, internal in getattr(graph, "captures", ())}
+
+
 _PY_FUNC_OPS = frozenset({"PyFunc", "PyFuncStateless", "EagerPyFunc"})
 
 

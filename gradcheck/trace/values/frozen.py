@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from gradcheck.trace.record import _tf
 from gradcheck.trace.record.dataflow import TAG_READ
 
 __all__ = ["FROZEN_AT", "freeze", "reads_frozen"]
@@ -36,9 +37,7 @@ def reads_frozen(checked, frozen: dict[int, int]) -> bool:
         return False
     ctx = checked.ctx
     flow = ctx.flow
-    captured = {}
-    if not ctx.eager:
-        captured = {id(internal): external for external, internal in getattr(ctx.graph, "captures", ())}
+    captured = {} if ctx.eager else _tf.captured_externals(ctx.graph)
     for i in flow.backward_cone(ctx.target_keys):
         op = flow.ops[i]
         if op.tag != TAG_READ or not op.inputs:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from gradcheck.trace.diagnose.describe import op_label
 from gradcheck.trace.diagnose.loop_bodies import dropped_in_loop
+from gradcheck.trace.record import _tf
 from gradcheck.trace.values.frontier.analysis import Analysis, Cause
 from gradcheck.trace.values.frontier.ops import LIST_OPS_PREFIX
 
@@ -46,11 +47,7 @@ def _inner_cut(graph_op) -> str | None:
         name = getattr(function, "name", None)
         if not name:
             continue
-        try:
-            body = graph_op.graph._get_function(name)
-        except Exception:  # noqa: BLE001
-            body = None
-        graph = getattr(body, "graph", None)
+        graph = _tf.function_body(graph_op.graph, name)
         if graph is None:
             continue
         for inner in graph.get_operations():
