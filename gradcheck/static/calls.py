@@ -100,6 +100,11 @@ _FLOAT_MAKERS = frozenset(
 )
 
 
+#: TensorFlow calls whose result is what their function returns, computed from the other
+#: arguments only through it (``tf.map_fn(fn, xs)``: ``fn`` of each element).
+_THROUGH_CALLBACKS = frozenset({"map_fn", "vectorized_map", "scan", "foldl", "foldr"})
+
+
 class Calls:
     """The call-handling part of the interpreter (a mixin of ``Interpreter``)."""
 
@@ -197,7 +202,8 @@ class Calls:
                     library = DISCRETE
                 return Value(flow=self._with_callbacks(inputs, args, kwargs, deferred=True), ref=library)
             dtype = self._result_dtype(node, qual, leaf, args, scope)
-            flow = self.op(node, self._with_callbacks(inputs, args, kwargs))
+            through = leaf in _THROUGH_CALLBACKS and qual.startswith("tensorflow.")
+            flow = self.op(node, self._with_callbacks(inputs, args, kwargs, through=through))
             return Value(flow=flow, dtype=dtype, tensor=tensor, ref=None if tensor else library)
         kind = api.kind
         if kind == catalog.CUT and api.code == "GC106":
@@ -654,7 +660,7 @@ class Calls:
             return self._metric(node, callee, "__call__", everything)
         if isinstance(ref, ClassRef):
             self.escape(everything)  # its ``__init__`` keeps them where reads do not find them
-            return self.instantiate(node, ref.node)
+            return self.instantiate(node, ref.node, args, kwargs)
         if isinstance(ref, LambdaLayer):
             return self.call_value(node, ref.function, args, kwargs, scope)
         if callee.models:
@@ -715,18 +721,20 @@ class Calls:
         return captured
 
     def _with_callbacks(
-        self, inputs: Flow, args: list[Value], kwargs: dict[str, Value], deferred: bool = False
+        self, inputs: Flow, args: list[Value], kwargs: dict[str, Value], deferred: bool = False, through: bool = False
     ) -> Flow:
         """An unknown call that takes functions (``tf.cond(c, lambda: a, lambda: b)``,
         ``tf.map_fn(fn, xs)``, ``tf.py_function(f, [x], ...)``) may return what they return:
         analyse them with the other arguments as their inputs. ``deferred``: the object
-        made keeps them to call later, when it is used (as if recorded then)."""
+        made keeps them to call later, when it is used (as if recorded then). ``through``:
+        the call returns only what its functions return (``_THROUGH_CALLBACKS``), so a cut
+        inside them is not bypassed by the arguments themselves."""
         everything = [*args, *kwargs.values()]
         callbacks = [v.ref for v in everything if isinstance(v.ref, FuncRef)]
         if not callbacks:
             return inputs
         data = join([v for v in everything if not isinstance(v.ref, FuncRef)]).iterate()
-        results = [inputs]
+        results = [] if through else [inputs]
         saved = self.recording
         if deferred:
             self.recording = True

@@ -129,14 +129,8 @@ class Models:
             program.wrapped[token] = inner  # ``RNN(cell)``, ``Bidirectional(LSTM(8))``: calls it
         if leaf in _BUILT_MODELS or (qual.startswith("keras.applications") and leaf[:1].isupper()):
             program.eager_built.add(token)
-        if leaf in ("Model", "Functional") and self.tape is None:
-            outputs = args[1] if len(args) > 1 else kwargs.get("outputs")
-            if outputs is not None:
-                program.functional.setdefault(node, (token, outputs))
-                program.outputs[token] = outputs
-                for origin in outputs.flow:
-                    if real(origin):
-                        program.add_part(token, origin)
+        if leaf in ("Model", "Functional"):
+            self._functional(node, token, args, kwargs)
         elif leaf == "Sequential":
             layers = args[0] if args else kwargs.get("layers")
             if layers is not None and layers.items is not None:
@@ -145,15 +139,33 @@ class Models:
                     program.eager_built.add(token)
         return Value(models=frozenset((token,)))
 
-    def instantiate(self, node: ast.Call, cls: ast.ClassDef) -> Value:
+    def instantiate(
+        self, node: ast.Call, cls: ast.ClassDef, args: list[Value] | None = None, kwargs: dict[str, Value] | None = None
+    ) -> Value:
         program = self.program
         if program.model_like(cls):
             token = program.fresh(node, "model", cls.name)
             for _attr, call, _method in program.weight_assignments(cls):
                 if _false(keyword(call, "trainable")):
                     program.stateful.setdefault(token, call)
+            if program.find_method(cls, "__init__") is None and program.find_method(cls, "call") is None:
+                # ``class M(keras.Model)`` with methods of its own (``compute_loss``,
+                # ``train_step``) built as ``M(inputs, outputs)``: a functional model
+                self._functional(node, token, args or [], kwargs or {})
             return Value(models=frozenset((token,)), ref=Instance(cls, program.self_token(cls)))
         return Value(ref=Instance(cls, program.self_token(cls)))
+
+    def _functional(self, node: ast.Call, token: str, args: list[Value], kwargs: dict[str, Value]) -> None:
+        """``Model(inputs, outputs)``: what the model outputs, and the layers it is made of."""
+        program = self.program
+        outputs = args[1] if len(args) > 1 else kwargs.get("outputs")
+        if outputs is None or self.tape is not None:
+            return
+        program.functional.setdefault(node, (token, outputs))
+        program.outputs[token] = outputs
+        for origin in outputs.flow:
+            if real(origin):
+                program.add_part(token, origin)
 
     def _register_instance(self, prefix: str, cls: ast.ClassDef, model: Value) -> None:
         """What an instance of a class of the file is made of, once it is built: the

@@ -41,8 +41,9 @@ def fit_check(make, program: Program, node: ast.Call, model: Value) -> Check | N
     if len(model.models) != 1:
         return None
     (token,) = model.models
+    override = _loss_override(program, model)
     if token in program.outputs:
-        return _functional_fit_check(make, program, node, token)
+        return _functional_fit_check(make, program, node, token, override)
     if not followed(program, model):
         return None
     # what the model is made of, from this forward pass alone
@@ -52,7 +53,12 @@ def fit_check(make, program: Program, node: ast.Call, model: Value) -> Check | N
     output = run.forward(node, model, [Value()], {})
     loss = program.compile_losses.get(token)
     refs = loss_functions(program, loss) if loss is not None else []
-    target = join([run.call_function(ref, [Value(), output], {}, node) for ref in refs]) if refs else output
+    if override is not None:
+        target = _call_override(run, override, output, node)
+    elif refs:
+        target = join([run.call_function(ref, [Value(), output], {}, node) for ref in refs])
+    else:
+        target = output
     target = join([target, *program.added_losses.get(token, [])])
     parts = program.snapshot({token, *target.flow})
     return Check(
@@ -89,13 +95,30 @@ def loss_functions(program: Program, loss: Value) -> list[FuncRef]:
     return found
 
 
+def _loss_override(program: Program, model: Value) -> FuncRef | None:
+    """The ``compute_loss`` the model's class (of this file) overrides: what ``fit``
+    minimises instead of the compiled loss."""
+    if not isinstance(model.ref, Instance) or not program.analysable(model.ref.cls):
+        return None
+    method = program.find_method(model.ref.cls, "compute_loss")
+    return None if method is None else FuncRef(method, program.module_scope, model)
+
+
+def _call_override(run, ref: FuncRef, y_pred: Value, node: ast.Call) -> Value:
+    """``compute_loss`` called as ``train_step`` calls it: by keyword, ``y_pred`` the output."""
+    kwargs = {"x": Value(), "y": Value(), "y_pred": y_pred, "sample_weight": Value()}
+    return run.call_function(ref, [], kwargs, node)
+
+
 def _model_output(program: Program, run, node: ast.Call, model: Value) -> Value:
     if followed(program, model):
         return run.forward(node, model, [Value()], {})
     return Value(flow={m: LIVE for m in model.models if m not in program.frozen})
 
 
-def _functional_fit_check(make, program: Program, node: ast.Call, token: str) -> Check | None:
+def _functional_fit_check(
+    make, program: Program, node: ast.Call, token: str, override: FuncRef | None = None
+) -> Check | None:
     """``fit`` on a functional model: what its loss reads (the outputs its compiled loss
     names, and what ``add_loss`` added) against every layer it owns, those of the models
     and layers it calls included (a dropped head or output, GC108)."""
@@ -108,7 +131,9 @@ def _functional_fit_check(make, program: Program, node: ast.Call, token: str) ->
     # of the loss ``fit`` minimises too
     for layer in sorted({o[1:] for o in outputs.flow if o.startswith(HOLDER)} - {token}):
         added += program.added_losses.get(layer, [])
-    if loss is None:
+    if override is not None:
+        target = join([_call_override(make(program), override, outputs, node), *added])
+    elif loss is None:
         if not added:
             return None
         target = join(added)
