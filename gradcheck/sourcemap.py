@@ -241,6 +241,84 @@ def passes_on(path: str, line: int) -> bool:
     return bound <= returned
 
 
+def calls_around(path: str, line: int, column: int | None) -> list[str]:
+    """The names of the calls (``np.argmax(...)`` -> ``argmax``) of the statement on
+    ``line`` whose arguments hold the position ``line:column`` (1-based), innermost last."""
+    node = _statements_by_line(path).get(line)
+    if node is None or column is None:
+        return []
+    found = []
+    for call in ast.walk(node):
+        if not isinstance(call, ast.Call):
+            continue
+        start = (call.lineno, call.col_offset + 1)
+        end = (call.end_lineno or call.lineno, (call.end_col_offset or 0) + 1)
+        inside = any(
+            (a.lineno, a.col_offset + 1) <= (line, column) < (a.end_lineno or a.lineno, (a.end_col_offset or 0) + 1)
+            for a in [*call.args, *(k.value for k in call.keywords)]
+        )
+        if inside and start <= (line, column) < end:
+            found.append((start, _last_name(call.func)))
+    return [name for _, name in sorted(found)]
+
+
+def none_return(path: str, first_line: int) -> Expr | None:
+    """In the function defined at ``first_line`` (its code's ``co_firstlineno``: the
+    first decorator's line, if any), the last ``return`` whose value spells ``None`` (a
+    custom gradient's ``return None, dy * l``, ``[None] * len(variables)``)."""
+    tree = _parse(path)
+    for node in ast.walk(tree) if tree is not None else ():
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            continue
+        starts = [node.lineno, *(d.lineno for d in getattr(node, "decorator_list", ()))]
+        if min(starts) != first_line:
+            continue
+        if isinstance(node, ast.Lambda):
+            returns = [node.body]
+        else:
+            returns = [r.value for r in _own_nodes(node) if isinstance(r, ast.Return) and r.value is not None]
+        spelled = [r for r in returns if any(isinstance(n, ast.Constant) and n.value is None for n in ast.walk(r))]
+        if spelled:
+            return _as_expr(spelled[-1])
+    return None
+
+
+def _own_nodes(function: ast.AST):
+    """The nodes of ``function``'s body, not those of the functions defined inside it."""
+    stack = list(ast.iter_child_nodes(function))
+    while stack:
+        node = stack.pop()
+        yield node
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            stack.extend(ast.iter_child_nodes(node))
+
+
+def bound_name(path: str, line: int) -> str | None:
+    """The one name the assignment on ``line`` binds (``x = tf.concat(...)``), else None."""
+    node = _statements_by_line(path).get(line)
+    if not isinstance(node, (ast.Assign, ast.AnnAssign)):
+        return None
+    names = _bound_names(node)
+    return next(iter(names)) if len(names) == 1 else None
+
+
+def keeps_all_it_binds(path: str, line: int) -> bool:
+    """Whether the assignment on ``line`` binds only names read after it, in its function
+    (or, at the top level, in the module): nothing it receives is left there. What a
+    call returned and this line does not hold (a functional model's outputs leave out one
+    of a layer's) was dropped before it came back."""
+    node = _statements_by_line(path).get(line)
+    if not isinstance(node, (ast.Assign, ast.AnnAssign)) or isinstance(getattr(node, "value", None), ast.Subscript):
+        return False
+    bound = _bound_names(node)
+    scope = _enclosing_function(path, line) or _parse(path)
+    if not bound or scope is None:
+        return False
+    end = node.end_lineno or node.lineno
+    read = {n.id for n in ast.walk(scope) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.lineno > end}
+    return bound <= read
+
+
 def _bound_names(node: ast.AST | None) -> set[str]:
     targets = getattr(node, "targets", None) or [getattr(node, "target", None)]
     return {t.id for target in targets if target is not None for t in ast.walk(target) if isinstance(t, ast.Name)}

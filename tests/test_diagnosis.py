@@ -876,3 +876,241 @@ def test_a_value_a_traced_loop_body_drops_is_the_dead_end(run_script, result, ex
     found = run_script(WHILE_BODY.replace("BODY_RESULT", result))
     assert found.error is None, found.error
     assert [(f.code, f.line, f.fields.get("variant")) for f in found.findings] == expected
+
+
+INNER_UPDATE = textwrap.dedent(
+    """\
+    import keras
+    import numpy as np
+    import tensorflow as tf
+
+    policy = keras.Sequential([keras.Input((4,)), keras.layers.Dense(3)])
+    shaper = keras.Sequential([keras.Input((4,)), keras.layers.Dense(1)])
+    inner = keras.optimizers.SGD(0.1)
+    inner.build(policy.trainable_variables)
+    x = np.random.default_rng(0).normal(size=(8, 4)).astype("float32")
+
+
+    def meta_step(x):
+        with tf.GradientTape() as outer:
+            with tf.GradientTape() as tape:
+                inner_loss = tf.reduce_mean(policy(x) * shaper(x))
+            grads = tape.gradient(inner_loss, policy.trainable_variables)
+            INNER_STEP
+            meta_loss = tf.reduce_mean(tf.square(policy(x)))
+        return outer.gradient(meta_loss, shaper.trainable_variables)
+
+
+    STEP(x)
+    """
+)
+
+
+@pytest.mark.parametrize("step", ["meta_step", "tf.function(meta_step)"])
+@pytest.mark.parametrize(
+    ("inner_step", "expected"),
+    [
+        # the inner update is an assignment the outer tape cannot differentiate (531): the
+        # check applies it, as python does, instead of skipping it as it skips other updates
+        ("inner.apply_gradients(zip(grads, policy.trainable_variables))", [("GC113", 17)]),
+        ("policy.layers[0].kernel.assign_sub(0.1 * grads[0])", [("GC113", 17)]),
+    ],
+)
+def test_an_optimizer_step_inside_a_tape_runs_and_is_the_assignment(run_script, step, inner_step, expected):
+    found = run_script(INNER_UPDATE.replace("INNER_STEP", inner_step).replace("STEP(x)", f"{step}(x)"))
+    assert found.error is None, found.error
+    assert [(f.code, f.line) for f in found.findings] == expected
+
+
+LAYER_OUTPUT_DROPPED = textwrap.dedent(
+    """\
+    import keras
+    import numpy as np
+    import tensorflow as tf
+
+
+    class Encoder(keras.layers.Layer):
+        def __init__(self, **kwargs):
+            super().__init__(**kwargs)
+            self.body = keras.layers.Dense(8)
+            self.pooler = keras.layers.Dense(8, activation="tanh")
+
+        def call(self, x):
+            sequence = self.body(x)
+            pooled = self.pooler(sequence)
+            return sequence, pooled
+
+
+    inputs = keras.Input((4,))
+    outputs = Encoder()(inputs)
+    model = keras.Model(inputs, keras.layers.Dense(1)(outputs[USED]))
+    x = np.random.default_rng(0).normal(size=(8, 4)).astype("float32")
+    with tf.GradientTape() as tape:
+        prediction = model(x)
+        loss = tf.reduce_mean(tf.square(prediction))
+    grads = tape.gradient(loss, model.trainable_variables)
+    """
+)
+
+
+@pytest.mark.parametrize(("used", "expected"), [("0", [("GC108", 14, "dead-end")]), ("1", [])])
+def test_a_layer_output_a_functional_model_leaves_out_is_left_where_it_is_made(run_script, used, expected):
+    # the functional model returns only the layer's first output (525): the line that
+    # receives the model's outputs uses all of them, so the pooled value was left on the way
+    # up, at the line inside the layer that made it, not at `model(x)`
+    found = run_script(LAYER_OUTPUT_DROPPED.replace("USED", used))
+    assert found.error is None, found.error
+    assert [(f.code, f.line, f.fields.get("variant")) for f in found.findings] == expected
+    if expected:
+        assert "`pooled`" in found.findings[0].fix
+
+
+QUANTIZED = textwrap.dedent(
+    """\
+    import keras
+    import numpy as np
+    import tensorflow as tf
+
+    encoder = keras.Sequential([keras.Input((6,)), keras.layers.Dense(4)])
+    codebook = tf.Variable(tf.random.normal((16, 4), seed=0), name="codebook")
+    x = np.random.default_rng(0).normal(size=(8, 6)).astype("float32")
+    with tf.GradientTape() as tape:
+        z = encoder(x)
+        scores = SCORES
+        codes = tf.argmin(scores, axis=1)
+        quantized = tf.gather(codebook, codes)
+        loss = tf.reduce_mean(tf.square(quantized - 1.0))
+    grads = tape.gradient(loss, encoder.trainable_variables)
+    """
+)
+
+
+@pytest.mark.parametrize(
+    ("scores", "variant"),
+    [
+        ("tf.reduce_sum(tf.square(z[:, None, :] - codebook[None]), axis=-1)", "nearest"),
+        ("tf.norm(z[:, None, :] - codebook[None], axis=-1)", "nearest"),
+        ("tf.matmul(z, codebook, transpose_b=True)", "indices"),  # a score, not a distance
+    ],
+)
+def test_argmin_of_distances_is_a_nearest_entry_with_a_straight_through_fix(run_script, scores, variant):
+    found = run_script(QUANTIZED.replace("SCORES", scores))
+    assert found.error is None, found.error
+    assert [(f.code, f.line, f.fields.get("variant")) for f in found.findings] == [("GC101", 11, variant)]
+    assert ("stop_gradient" in found.findings[0].fix) == (variant == "nearest")
+
+
+HOST_CHOICE = textwrap.dedent(
+    """\
+    import keras
+    import numpy as np
+    import tensorflow as tf
+
+    generator = keras.Sequential([keras.Input((4,)), keras.layers.Dense(5)])
+    table = keras.layers.Embedding(5, 3)
+    x = np.random.default_rng(0).normal(size=(8, 4)).astype("float32")
+    with tf.GradientTape() as tape:
+        logits = generator(x)
+        picked = HOST
+        loss = tf.reduce_mean(tf.square(table(picked)))
+    grads = tape.gradient(loss, generator.trainable_variables)
+    """
+)
+
+
+@pytest.mark.parametrize(
+    ("host", "variant"),
+    [
+        ("np.argmax(logits.numpy(), axis=-1)", "discrete"),
+        ("np.clip(logits.numpy(), 0, 4).astype('int32')[:, 0]", None),
+    ],
+)
+def test_a_choice_made_on_the_host_gets_the_policy_gradient_fix(run_script, host, variant):
+    found = run_script(HOST_CHOICE.replace("HOST", host))
+    assert found.error is None, found.error
+    assert [(f.code, f.line, f.fields.get("variant")) for f in found.findings] == [("GC105", 10, variant)]
+    assert ("REINFORCE" in found.findings[0].fix) == (variant == "discrete")
+
+
+ADJOINT = textwrap.dedent(
+    """\
+    import numpy as np
+    import tensorflow as tf
+
+    w = tf.Variable(np.full((2, 2), 0.1, "float32"), name="w")
+
+
+    @tf.custom_gradient
+    def flow(z0):
+        z = z0 + tf.tanh(z0 @ w)
+
+        def grad(dz, variables=None):
+            adj = dz
+            for _ in range(3):  # a hand-written adjoint: its own tape, three times a step
+                with tf.GradientTape() as inner:
+                    inner.watch(z0)
+                    f = tf.tanh(z0 @ w)
+                adj = adj + inner.gradient(f, z0, output_gradients=dz)
+            return adj, VARIABLE_GRADS
+
+        return z, grad
+
+
+    x = tf.constant(np.ones((4, 2), "float32"))
+    for step in range(2):
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_sum(flow(x))
+        grads = tape.gradient(loss, [w])
+    """
+)
+
+
+@pytest.mark.parametrize(
+    ("variable_grads", "expected"),
+    [
+        ("[None] * len(variables)", [("GC112", 18)]),  # 541: at the return that spells the None
+        ("[tf.matmul(z0, dz * (1.0 - tf.tanh(z0 @ w) ** 2), transpose_a=True)]", []),
+    ],
+)
+def test_a_custom_gradient_whose_backward_opens_a_tape_is_checked_once_at_its_return(
+    run_script, variable_grads, expected
+):
+    # The backward function's own tape is part of the outer request: not a step of the
+    # check's budget (which ended the run inside the outer backward pass), and not a tape
+    # left empty by the diagnosis's own questions to the shadow tape.
+    found = run_script(ADJOINT.replace("VARIABLE_GRADS", variable_grads))
+    assert found.error is None, found.error
+    assert [(f.code, f.line) for f in found.findings] == expected
+
+
+EDGES = textwrap.dedent(
+    """\
+    import keras
+    import numpy as np
+    import tensorflow as tf
+
+    learner = keras.Sequential([keras.Input((4,)), keras.layers.Dense(4)])
+    nodes = np.random.default_rng(0).normal(size=(4, 4)).astype("float32")
+    with tf.GradientTape() as tape:
+        adj = tf.sigmoid(learner(nodes))
+        edges = tf.where(adj > 0.5)
+        messages = tf.gather(nodes, edges[:, 1]) * WEIGHT
+        loss = tf.reduce_sum(tf.math.unsorted_segment_sum(messages, edges[:, 0], 4))
+    grads = tape.gradient(loss, learner.trainable_variables)
+    """
+)
+
+
+@pytest.mark.parametrize(
+    ("weight", "expected"),
+    [
+        ("1.0", [("GC103", 9, "coordinates")]),  # 543: only where the adjacency is large is used
+        ("tf.gather_nd(adj, edges)[:, None]", []),  # its values weight the messages
+    ],
+)
+def test_coordinates_of_a_condition_get_the_use_the_values_fix(run_script, weight, expected):
+    found = run_script(EDGES.replace("WEIGHT", weight))
+    assert found.error is None, found.error
+    assert [(f.code, f.line, f.fields.get("variant")) for f in found.findings] == expected
+    if expected:
+        assert "gather_nd" in found.findings[0].fix

@@ -381,6 +381,41 @@ grads = outer.gradient(penalty, [w1, b1, w2])
 """
 
 
+TARGET_TEMPLATE = """\
+import keras
+import numpy as np
+import tensorflow as tf
+
+table = keras.layers.Embedding(20, 8)
+encoder = keras.Sequential([keras.Input((6,)), keras.layers.Dense(16, activation="relu"), keras.layers.Dense(20)])
+x = np.random.default_rng(0).normal(size=(16, 6)).astype("float32")
+ids = np.random.default_rng(1).integers(0, 20, size=(16,))
+table(ids)  # built
+with tf.GradientTape() as tape:
+    predicted = tf.matmul(tf.nn.softmax(encoder(x)), table.embeddings)
+    target = {target}
+    loss = tf.reduce_mean(tf.reduce_sum(tf.square(predicted - target), axis=-1))
+grads = tape.gradient(loss, encoder.trainable_variables + table.trainable_variables)
+"""
+
+
+@pytest.mark.parametrize(
+    ("target", "expected"),
+    [
+        # an embedding row looked up by the label is computed by no layer (924; 939: a learned
+        # smoothing coefficient `(1 - gamma) * s` is the same shape, in tests/realworld)
+        ("tf.gather(table.embeddings, ids)", []),
+        ("tf.reshape(tf.gather(table.embeddings, ids), [16, 8])", []),
+        # the same table applied to an input by a layer of its own: a teacher's output (BYOL)
+        ("tf.matmul(tf.nn.softmax(tf.one_hot(ids, 20) * 3.0), table.embeddings)", ["GC203"]),
+    ],
+)
+def test_a_target_made_by_no_layer_is_no_bootstrap_target(run_script, target, expected):
+    result = run_script(TARGET_TEMPLATE.format(target=target))
+    assert result.error is None, result.error
+    assert [f.code for f in result.findings] == expected
+
+
 def test_a_gradient_penalty_through_relu_starves_what_only_enters_relus_input(run_script):
     # d(penalty)/d(b1) goes only through relu's derivative, whose own derivative TensorFlow
     # defines as zero (ReluGrad); w1 and w2 also enter the penalty directly and train.
@@ -696,3 +731,41 @@ def test_cli_select_ignore_and_exit_code_for_a_warning(tmp_path):
     assert [(f["code"], f["severity"]) for f in findings] == [("GC201", "warning")]
     assert run_cli("--format", "json", "-q", "--ignore", "GC2", str(script)).returncode == 0
     assert run_cli("--format", "json", "-q", "--select", "GC1", str(script)).returncode == 0
+
+
+LISTWISE = """\
+import keras
+import numpy as np
+import tensorflow as tf
+
+scorer = keras.Sequential([keras.Input((5,)), keras.layers.Dense(8, activation="relu"), keras.layers.Dense(1)])
+x = np.random.default_rng(0).normal(size=(16, 5)).astype("float32")
+labels = np.random.default_rng(1).random((16,)).astype("float32")
+
+
+def step(x, labels):
+    with tf.GradientTape() as tape:
+        scores = SCORES
+        log_p = tf.nn.log_softmax(scores, axis=-1)
+        target = tf.reshape(labels, tf.shape(scores))
+        loss = -tf.reduce_mean(tf.reduce_sum(target * log_p, axis=-1))
+    return tape.gradient(loss, scorer.trainable_variables)
+
+
+STEP(x, labels)
+"""
+
+
+@pytest.mark.parametrize("step", ["step", "tf.function(step)"])
+@pytest.mark.parametrize(
+    ("scores", "expected"),
+    [
+        # one document per list: log_softmax of one value is 0 whatever it is (537)
+        ("scorer(x)", [("GC201", 13, "one-class")]),
+        ("tf.reshape(scorer(x), [4, 4])", []),  # four lists of four documents
+    ],
+)
+def test_a_softmax_over_an_axis_of_one_passes_nothing(run_script, step, scores, expected):
+    result = run_script(LISTWISE.replace("SCORES", scores).replace("STEP(x", f"{step}(x"))
+    assert result.error is None, result.error
+    assert [(f.code, f.line, f.fields.get("variant")) for f in result.findings] == expected

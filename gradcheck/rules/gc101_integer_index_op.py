@@ -70,6 +70,14 @@ with tf.GradientTape() as tape:
             "(`tf.matmul(tf.nn.softmax({arg}), embedding.embeddings)`, a soft one-hot lookup) or a "
             "Gumbel-softmax sample.",
         ),
+        "nearest": (
+            "When `argmin` picks the nearest entry by a distance (a vector quantizer's codebook, a nearest centroid)",
+            "The nearest entry's index carries no gradient, and neither does the entry looked up with it. In a "
+            "VQ-VAE, pass the gradient straight through the quantizer: `quantized = z + tf.stop_gradient("
+            "quantized - z)`, with the codebook and commitment losses training the codebook. If what uses the "
+            "codes is not meant to train what makes them (a prior over the codes of a trained encoder), freeze "
+            "the encoder and quantizer (`trainable = False`) or precompute the codes.",
+        ),
     }
     doc_fields = {"arg": "q"}
     references = (

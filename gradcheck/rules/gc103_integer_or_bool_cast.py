@@ -44,9 +44,21 @@ with tf.GradientTape() as tape:
         "indices": (
             "When a computed float is used as integer indices (fed to an `Embedding` or a gather)",
             "A float fed to `{call}` is cast to integer ids, and ids carry no gradient. Keep it "
-            "continuous: multiply a (soft) one-hot or probability vector by the embedding matrix "
-            "(`tf.matmul(probs, embedding.embeddings)`) instead of looking ids up, or feed the float "
+            "continuous: for a learned position (a shift, an offset, a coordinate), interpolate between "
+            "the neighbouring entries (`lower = tf.floor(p)`, `frac = p - lower`, then `(1 - frac) * "
+            "tf.gather(table, lower) + frac * tf.gather(table, lower + 1)`), so the position gets a gradient "
+            "through `frac`; for a choice of an entry, multiply a (soft) one-hot or probability vector by the "
+            "table (`tf.matmul(probs, embedding.embeddings)`) instead of looking ids up, or feed the float "
             "to a `Dense` layer.",
+        ),
+        "coordinates": (
+            "When a comparison only decides which entries to use (`tf.where(adj > t)` as the edges of a graph, "
+            "a mask turned into indices)",
+            "The coordinates where a condition holds carry no gradient, and neither does what is gathered "
+            "or summed with them. Use the values the condition is about, not only where it holds: gather "
+            "them along the selected entries (`weights = tf.gather_nd(adj, edges)`) and let them weight what "
+            "is gathered or aggregated (the messages, the attention logits), or use a soft mask "
+            "(`tf.sigmoid((adj - t) / temperature)`) instead of a hard one.",
         ),
     }
     references = ("https://www.tensorflow.org/guide/autodiff#cases_where_gradient_returns_none",)

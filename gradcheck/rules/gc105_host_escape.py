@@ -41,6 +41,15 @@ with tf.GradientTape() as tape:
         "the model directly (`model(x, training=True)`) instead of `model.predict`."
     )
     fix_variants = {
+        "discrete": (
+            "When the value that left is turned into a choice on the host (`np.argmax(logits.numpy())`, a "
+            "sampled token or action)",
+            "Keeping it in TensorFlow is not enough: a discrete choice (an argmax, a sample) has no gradient "
+            "there either. To train what makes the choice, make it inside the tape and use a policy gradient "
+            "(REINFORCE: `loss = -reward * log_prob`, with the log-probabilities of the chosen tokens taken "
+            "from the logits), or pass on the probabilities instead of the choice (a soft one-hot "
+            "`tf.nn.softmax(logits) @ embedding`, or a Gumbel-softmax sample).",
+        ),
         "weights": (
             "When the value goes into a model's weights (`set_weights`, `load_weights`)",
             "`{call}` copies the values into the variables through NumPy, so the model then computes with "

@@ -52,6 +52,12 @@ class Regressor(keras.Model):
         "or allow them (`--allow-none`)."
     )
     fix_variants = {
+        "dead-end": (
+            "When the finding points at the line where the last value made from them is left",
+            "{value} is computed from {names} here and then left unused: feed it into the rest of the "
+            "computation (the next layer or the loss term) where another value is used instead, or, if it "
+            "is not needed, remove it and the layers that only compute it.",
+        ),
         "compile": (
             "When `compile` leaves an output of the model without a loss (`model.fit`)",
             "Give every output a loss and a loss weight, one entry per output in "
@@ -88,7 +94,7 @@ class Regressor(keras.Model):
             "gradient with respect to the layer output it returns, inside the same tape.",
         ),
     }
-    doc_fields = {"arg": "x", "names": "x", "call": "the call", "outputs": "output_b"}
+    doc_fields = {"arg": "x", "names": "x", "call": "the call", "outputs": "output_b", "value": "`h`"}
     references = ("https://www.tensorflow.org/guide/autodiff#getting_a_gradient_of_none",)
 
     invalid = (

@@ -13,7 +13,9 @@ class CustomGradientNone(Rule):
     message = "the tf.custom_gradient {call} returns None for an input: {variables} upstream {get} no gradient"
     what = """
 Finds a `@tf.custom_gradient` function on the path whose `grad` function returns `None`
-for the input that carries the trained variables.
+for the input that carries the trained variables, or for the variables the function reads
+(`return dx, [None] * len(variables)`). The finding points at the `return` of `grad` that
+spells the `None`, the line to change; when none does, at the call of the custom gradient.
 """
     why = """
 A custom gradient replaces TensorFlow's own: whatever `grad` returns is all that flows
@@ -54,7 +56,7 @@ import tensorflow as tf
 @tf.custom_gradient
 def scaled(x, scale):
     def grad(upstream):
-        return None, tf.reduce_sum(upstream * x)
+        return None, tf.reduce_sum(upstream * x)  # expect: GC112
 
     return x * scale, grad
 
@@ -62,7 +64,7 @@ def scaled(x, scale):
 model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(2)])
 scale = tf.Variable(1.0, name="scale")
 with tf.GradientTape() as tape:
-    out = scaled(model(np.random.rand(8, 4).astype("float32")), scale)  # expect: GC112
+    out = scaled(model(np.random.rand(8, 4).astype("float32")), scale)
     loss = tf.reduce_mean(tf.square(out))
 grads = tape.gradient(loss, model.trainable_variables + [scale])
 """,
@@ -79,14 +81,14 @@ import tensorflow as tf
 @tf.custom_gradient
 def clip_backward(x):
     def grad(upstream):
-        return None
+        return None  # expect: GC112
 
     return tf.identity(x), grad
 
 
 class Clip(keras.layers.Layer):
     def call(self, x):
-        return clip_backward(x)  # expect: GC112
+        return clip_backward(x)
 
 
 model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(2), Clip()])

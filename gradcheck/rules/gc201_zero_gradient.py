@@ -104,6 +104,12 @@ model.fit(x / x.std(), y)
             "Check how the mask is built (a wrong comparison, an integer cast that truncates to 0, a one-hot with "
             "the wrong depth or indices); a mask that is all zero on every batch trains nothing.",
         ),
+        "one-class": (
+            "A softmax or log_softmax over an axis of size 1 (one class, a list of one item)",
+            "Normalise over the axis that holds the alternatives: group the scores so that axis has more than "
+            "one entry (the documents of one query, `tf.reshape(scores, [n_lists, list_size])`), squeeze a "
+            "trailing axis of size 1, or, for one output, use a sigmoid with a binary cross-entropy.",
+        ),
         "zero-constant": (
             "A multiplication by a constant zero",
             "Remove the zero factor (a loss weight of 0, `0 *` left from debugging), or drop the term from the "

@@ -56,6 +56,8 @@ def cut_finding(
         location = _outside_location(ctx, cut)
     elif cut.op >= 0:
         location = ctx.cut_location(cut.op)
+    if code == "GC112" and cut.op >= 0:
+        location = _none_return(ctx, cut.op) or location
     location = location or ctx.call_location or Location("<unknown>", 1)
     expr = sourcemap.expression_at(
         location.path,
@@ -193,6 +195,17 @@ def _outside_location(ctx: Context, cut: Cut) -> Location | None:
     return Location(location.path, value.line, value.column, value.end_line, value.end_column)
 
 
+def _none_return(ctx: Context, op_index: int) -> Location | None:
+    """Where a custom gradient's function returns None (``return None, dy * l``): the line
+    to change, inside the gradient function the call of the custom gradient ran."""
+    codes = ctx.session.__dict__.get("custom_gradient_codes") or {}
+    code = next((codes[k] for k in ctx.flow.ops[op_index].outputs if k in codes), None)
+    found = sourcemap.none_return(code.co_filename, code.co_firstlineno) if code is not None else None
+    if found is None:
+        return None
+    return Location(code.co_filename, found.line, found.column, found.end_line, found.end_column)
+
+
 def _variant(ctx: Context, cut: Cut, location: Location) -> dict:
     if cut.op < 0:
         return {}
@@ -209,10 +222,14 @@ def _index_variant(ctx: Context, cut: Cut) -> dict:
     if cut.kind != BOUNDARY or cut.op < 0:
         return {}
     flow = ctx.flow
+    if flow.ops[cut.op].type == "ArgMin" and _distance(flow, flow.ops[cut.op].inputs[:1]):
+        return {"variant": "nearest"}
     keys = set(flow.ops[cut.op].outputs)
     compared = False
     for i in sorted(flow.forward_cone(keys)):  # execution order: producers before consumers
         op = flow.ops[i]
+        if op.type == "Where" and len(op.inputs) == 1 and op.inputs[0] in keys:
+            return {"variant": "coordinates"}  # `tf.where(cond)`: where it holds, as indices
         if any(k in keys and k not in op.data for k in op.inputs):
             return {"variant": "indices"}
         if not flow.ops[i].recorded:
@@ -222,6 +239,27 @@ def _index_variant(ctx: Context, cut: Cut) -> dict:
     if compared and classify_op(flow.ops[cut.op].type) == "GC101":
         return {"variant": "classification"}
     return {}
+
+
+#: ops whose output measures how far apart two values are
+_DISTANCE_OPS = frozenset({"Square", "SquaredDifference", "Abs", "EuclideanNorm", "Pow"})
+
+
+def _distance(flow, keys, hops: int = 6) -> bool:
+    """``keys`` are distances: a squared or absolute difference, a norm, within a few ops
+    (``argmin`` of them picks the nearest entry: a vector quantizer, a nearest centroid)."""
+    stack, seen = [(k, 0) for k in keys], set()
+    while stack:
+        k, depth = stack.pop()
+        p = flow.producer.get(k)
+        if p is None or p in seen or depth > hops:
+            continue
+        seen.add(p)
+        op = flow.ops[p]
+        if op.type in _DISTANCE_OPS or (op.type == "Mul" and len(set(op.inputs)) == 1):  # x * x: tf.norm's
+            return True
+        stack.extend((d, depth + 1) for d in op.inputs)
+    return False
 
 
 def _assign_variant(ctx: Context, cut: Cut) -> dict:

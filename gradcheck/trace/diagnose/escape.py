@@ -13,6 +13,23 @@ from gradcheck.trace.diagnose.describe import make
 from gradcheck.trace.record import _tf, frames
 from gradcheck.trace.record.frames import Location
 
+#: host functions that turn values into a discrete choice: what they return would carry no
+#: gradient even if it were computed in TensorFlow
+_DISCRETE_CHOICES = frozenset(
+    {"argmax", "argmin", "nanargmax", "nanargmin", "argsort", "choice", "multinomial", "categorical", "searchsorted"}
+)
+
+
+def escape_fields(location: Location | None) -> dict:
+    """The fix variant of a host escape at ``location``: a choice made on the host from the
+    value that left (``np.argmax(logits.numpy())``, a sampled token) is ``discrete``."""
+    if location is None:
+        return {}
+    if set(sourcemap.calls_around(location.path, location.line, location.column)) & _DISCRETE_CHOICES:
+        return {"variant": "discrete"}
+    return {}
+
+
 _ESCAPE_MESSAGES = (
     "object has no attribute 'numpy'",
     "Cannot convert a symbolic tf.Tensor",
@@ -50,7 +67,7 @@ def graph_escape_finding(session, error: BaseException) -> Finding | None:
         names = _variables_in_user_frames(session, error)
     frame_location = _host_call_within(frame_location) or frame_location
     note = f"in graph mode (tf.function / model.fit) this fails while tracing: {text.splitlines()[0]}"
-    return make(None, "GC105", frame_location, names, notes=[note])
+    return make(None, "GC105", frame_location, names, notes=[note], **escape_fields(frame_location))
 
 
 def predict_on_tape_finding(error: BaseException) -> Finding | None:

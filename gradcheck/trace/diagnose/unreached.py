@@ -11,7 +11,7 @@ from gradcheck.trace.diagnose.context import Context, Source
 from gradcheck.trace.diagnose.cut_findings import cut_finding
 from gradcheck.trace.diagnose.cuts import BOUNDARY, Cut
 from gradcheck.trace.diagnose.describe import make, op_label
-from gradcheck.trace.diagnose.escape import is_log_line
+from gradcheck.trace.diagnose.escape import escape_fields, is_log_line
 from gradcheck.trace.diagnose.loop_bodies import dropped_in_loop
 from gradcheck.trace.record import _tf, frames
 from gradcheck.trace.record.dataflow import TAG_FUNCTION, TAG_READ
@@ -29,7 +29,9 @@ def unreached_findings(ctx: Context, sources: list[Source]) -> list[Finding]:
         escape = _escape_site(ctx, source, reach)
         if escape is not None:
             site, key, code = escape
-            findings.append(_located(ctx, code, [source], frames.site_location(site)))
+            location = frames.site_location(site)
+            extra = escape_fields(location) if code == "GC105" else {}
+            findings.append(_located(ctx, code, [source], location, **extra))
             findings.extend(_cut_before(ctx, key, source))
             continue
         host = _host_function_reading(ctx, source, cone)
@@ -283,10 +285,15 @@ def _unused_finding(ctx: Context, source: Source, reach: set[int]) -> Finding:
         # the line to change is where a value made from it was left, else the gradient call
         sinks = _sinks(ctx, uses)
         dropped = dropped_in_loop(ctx, ctx.flow.ops[sinks[-1]].site) if sinks else None
+        dead_end = _dead_end_location(ctx, sinks) if dropped is None else None
         if dropped is not None:
             finding = _located(ctx, "GC108", [source], dropped, variant="loop")
+        elif dead_end is not None:
+            name = sourcemap.bound_name(dead_end.path, dead_end.line)
+            value = f"`{name}`" if name else "the value computed here"
+            finding = _located(ctx, "GC108", [source], dead_end, variant="dead-end", value=value)
         else:
-            finding = _located(ctx, "GC108", [source], _dead_end_location(ctx, sinks) or ctx.call_location)
+            finding = _located(ctx, "GC108", [source], ctx.call_location)
     if uses:
         line = ctx.op_line(uses[0])
         if line is not None:
@@ -340,13 +347,19 @@ def _dead_end_location(ctx: Context, sinks: list[int]) -> Location | None:
         if located is not None and (here is None or (located.path, located.line) != (here.path, here.line)):
             return located
         return None
+    passed = None  # the last frame that returned the value on to its caller
     for frame in found:
         if here is not None and (frame.path, frame.line) == (here.path, here.line):
             return None
         if sourcemap.differentiated_here(frame.path, frame.line):
             return None  # another gradient call's target: used, this call asked the wrong sources
         if not sourcemap.passes_on(frame.path, frame.line):
+            if passed is not None and sourcemap.keeps_all_it_binds(frame.path, frame.line):
+                # this line uses all it gets back: the value was left on the way up (a
+                # functional model returns one of a layer's outputs), where it was made
+                return ctx.frame_location(passed)
             return ctx.frame_location(frame)
+        passed = frame
     return None
 
 

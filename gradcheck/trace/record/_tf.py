@@ -8,6 +8,7 @@ these, this module is the only one to change. Importing it imports TensorFlow.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import os
 import sys
@@ -118,8 +119,12 @@ def imperative_gradient(tape, targets: list, sources: list, output_gradients: li
     added: list[str] = []
     try:
         while True:
+            # With no tape recording, nothing would record the backward ops; a global stop
+            # would also leave empty a tape that a custom gradient's backward function
+            # opens for itself (a hand-written adjoint), whose `gradient` is then None.
+            quiet = record.stop_recording() if record.could_possibly_record() else contextlib.nullcontext()
             try:
-                with record.stop_recording():
+                with quiet:
                     return imperative_grad.imperative_grad(
                         tape,
                         targets,

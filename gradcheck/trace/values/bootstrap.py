@@ -115,6 +115,13 @@ _LAYER_OPS = frozenset(
 )  # fmt: skip
 
 
+#: ops that run a body of their own (a recurrent layer's loop, a nested function): layers
+#: too, when what they compute depends on the weights
+_CALLS = frozenset(
+    {"While", "StatelessWhile", "If", "StatelessIf", "Case", "PartitionedCall", "StatefulPartitionedCall"}
+)
+
+
 def _inside_network(flow, recorded: set[int]) -> set[int]:
     """The recorded ops whose output goes on into a layer (an op that applies a trained
     weight): part of a forward pass, such as a recurrent cell's gated state update, not a
@@ -145,6 +152,24 @@ class _Study:
         self.sources, self.bits, self.masks, self.tmask, self.recorded = sources, bits, masks, tmask, recorded
 
     def judge(self, c: int):
+        """(target side key, op to point at, common source bits, kind) or None; a
+        distillation target must be computed by layers (``_by_layers``)."""
+        verdict = self._judge(c)
+        if verdict is not None and verdict[3] == "distill" and not self._by_layers(verdict[0], verdict[2]):
+            # the weights alone: a learned coefficient (`(1 - gamma) * s`), an embedding row
+            # looked up by a label (`table[ids]`), not the output of a network run on an input
+            return None
+        return verdict
+
+    def _by_layers(self, k, common: int) -> bool:
+        """``k`` is computed by a layer (an op applying weights to an input, or a loop or
+        call that reads them), not from the weights alone."""
+        flow = self.flow
+        return any(
+            flow.ops[i].type in _LAYER_OPS or flow.ops[i].type in _CALLS for i in self._side_ops(k, common, False)
+        )
+
+    def _judge(self, c: int):
         """(target side key, op to point at, common source bits, kind) or None. The cheap
         tests come first: whether the sides are network outputs, a marker in the short
         chain after the network; only then the walk that tells separate calls apart."""

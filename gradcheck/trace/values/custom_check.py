@@ -77,6 +77,7 @@ def install(session, calls: list) -> None:
 
             keys = [graph_mode.key(t) for t in flat if hasattr(t, "op")]
         grad_fn = _GRAD_FNS.pop(id(f), None)
+        _note_gradient_code(session, keys, grad_fn)
         call = CustomCall(
             f, tuple(args), dict(kwargs or {}), keys, eager, grad_fn, None if eager else _tf.default_graph()
         )
@@ -100,6 +101,24 @@ def install(session, calls: list) -> None:
 
 #: id(user function) -> the grad_fn its latest call returned (to point at it).
 _GRAD_FNS: dict = {}
+#: How many custom-gradient outputs keep the code of their gradient function.
+MAX_GRADIENT_CODES = 4096
+
+
+def _note_gradient_code(session, keys, grad_fn) -> None:
+    """The code of the gradient function behind each output of a custom-gradient call,
+    on the session (``session.custom_gradient_codes``): GC112 points into it, at the
+    ``return`` that gives None. Code objects only: no tensor is kept alive."""
+    code = getattr(grad_fn, "__code__", None)
+    if code is None:
+        return
+    codes = session.__dict__.setdefault("custom_gradient_codes", {})
+    if len(codes) > MAX_GRADIENT_CODES:
+        for key in list(codes)[: len(codes) // 2]:
+            del codes[key]
+    for key in keys:
+        if key is not None:
+            codes[key] = code
 
 
 def _capturing(f):

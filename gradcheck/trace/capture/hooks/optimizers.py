@@ -85,8 +85,11 @@ def _skipping(session: Session, orig, pairs: bool = False):
 
     def apply(self, *args, **kwargs):
         args, kwargs = _note(session, self, args, kwargs, pairs)
-        if session.skip_updates:
-            return None  # a check must not train: the checked step leaves weights unchanged
+        if session.skip_updates and not session.recording:
+            # a check must not train: the checked step leaves weights unchanged. An update
+            # made while a tape records (a meta-learning inner step) is part of what that
+            # tape is asked to differentiate: it runs, as under python.
+            return None
         _NESTED.depth = getattr(_NESTED, "depth", 0) + 1
         try:
             return orig(self, *args, **kwargs)

@@ -57,7 +57,9 @@ def install(session: Session, patches: Patches) -> None:
         unconnected_gradients=_tf.UNCONNECTED_NONE,
     ):
         state = session.tape_state(self)
-        if state is None or state.shadow is None or getattr(_inside, "jacobian", 0):
+        if state is None or state.shadow is None or getattr(_inside, "jacobian", 0) or getattr(_inside, "request", 0):
+            # inside another request's computation (a custom gradient's backward function
+            # asking a tape of its own): part of that request, neither a step nor a check
             return orig_gradient(self, target, sources, output_gradients, unconnected_gradients)
         zero = _tf.unconnected(unconnected_gradients) == _tf.UNCONNECTED_ZERO
         # ZERO hides disconnection: ask for None, diagnose, then fill zeros as TF would.
@@ -127,6 +129,10 @@ def _request(session, tape, state, caller, target, sources, output_gradients, co
     # Backward ops of a first-order gradient are noise to the recorder; under an outer
     # tape (higher-order gradients) they are part of what that tape will differentiate.
     pause = session.paused() if not any(s is not state for s in session.recording) else nullcontext()
+    # what runs from here on (the gradient, the diagnosis's own questions to the shadow
+    # tape) may call a custom gradient's backward function, and the tape it opens: part of
+    # this request, neither a step of the user's nor a request to check
+    _inside.request = getattr(_inside, "request", 0) + 1
     try:
         try:
             with pause:
@@ -164,6 +170,7 @@ def _request(session, tape, state, caller, target, sources, output_gradients, co
             session.checked_graphs.setdefault(graph_mode.outermost_graph(graph), 0)
         return result
     finally:
+        _inside.request -= 1
         if not tape._persistent:
             session.release(tape)
 

@@ -116,4 +116,21 @@ def explain(a: Analysis, c: int, t) -> Cause | None:
         return zero_value(a, t, c)
     if kind in LOOPS or op.tag == TAG_FUNCTION or kind.startswith(LIST_OPS_PREFIX):
         return loop(a, c, t)
+    if kind in ("Softmax", "LogSoftmax"):
+        return _one_class(a, c, t)
     return None
+
+
+def _one_class(a: Analysis, c: int, t) -> Cause | None:
+    """A softmax over an axis of size 1: its output is 1 (log: 0) whatever its input, so
+    it passes no gradient, by the shape, not by the batch."""
+    x = a.value(t)
+    if x is None or x.ndim == 0 or x.shape[-1] != 1:
+        return None
+    what = "log_softmax" if a.flow.ops[c].type == "LogSoftmax" else "softmax"
+    constant = "0" if what == "log_softmax" else "1"
+    reason = (
+        f"{a.call_text(c)} normalises over an axis of size 1 (input shape {tuple(x.shape)}): "
+        f"{what} of a single value is always {constant}, so it passes no gradient"
+    )
+    return Cause("GC201", "one-class", c, c, reason)
