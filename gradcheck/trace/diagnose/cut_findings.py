@@ -12,6 +12,7 @@ from gradcheck.rules import call_hints, classify_op
 from gradcheck.trace.diagnose.context import Context, Source
 from gradcheck.trace.diagnose.cuts import ASSIGN, BLOCK, BOUNDARY, OUTSIDE, UNKNOWN, UNWATCHED, Cut
 from gradcheck.trace.diagnose.describe import chain, make, op_label, subgraph
+from gradcheck.trace.diagnose.roles import made_by
 from gradcheck.trace.record import _tf, frames
 from gradcheck.trace.record.dataflow import GRADIENT_CALL, TAG_CUSTOM_GRADIENT, TAG_FUNCTION
 from gradcheck.trace.record.frames import Location
@@ -245,21 +246,13 @@ def _index_variant(ctx: Context, cut: Cut) -> dict:
 _DISTANCE_OPS = frozenset({"Square", "SquaredDifference", "Abs", "EuclideanNorm", "Pow"})
 
 
-def _distance(flow, keys, hops: int = 6) -> bool:
-    """``keys`` are distances: a squared or absolute difference, a norm, within a few ops
-    (``argmin`` of them picks the nearest entry: a vector quantizer, a nearest centroid)."""
-    stack, seen = [(k, 0) for k in keys], set()
-    while stack:
-        k, depth = stack.pop()
-        p = flow.producer.get(k)
-        if p is None or p in seen or depth > hops:
-            continue
-        seen.add(p)
-        op = flow.ops[p]
-        if op.type in _DISTANCE_OPS or (op.type == "Mul" and len(set(op.inputs)) == 1):  # x * x: tf.norm's
-            return True
-        stack.extend((d, depth + 1) for d in op.inputs)
-    return False
+def _distance(flow, keys) -> bool:
+    """``keys`` are distances: a squared or absolute difference, a norm (``x * x`` in
+    ``tf.norm``), within a few ops (``argmin`` of them picks the nearest entry: a vector
+    quantizer, a nearest centroid)."""
+    return made_by(
+        flow, keys, lambda op: op.type in _DISTANCE_OPS or (op.type == "Mul" and len(set(op.inputs)) == 1), 6
+    )
 
 
 def _assign_variant(ctx: Context, cut: Cut) -> dict:

@@ -61,7 +61,13 @@ def is_error(flow: Flow, c: int) -> bool:
 def is_log_prob(flow: Flow, k, hops: int = 8) -> bool:
     """``k`` is a log-probability (or ``exp`` of a difference of them, a probability ratio):
     a log op within a few selection / reduction / scaling ops."""
-    stack, seen = [(k, 0)], set()
+    return made_by(flow, [k], lambda op: op.type in LOG_PROBS, hops, lambda op: op.data if op.type in LOG_PASS else ())
+
+
+def made_by(flow: Flow, keys, match, hops: int = 8, inputs=lambda op: op.inputs) -> bool:
+    """Whether an op that ``match`` accepts produces ``keys`` or sits within ``hops`` ops
+    above them, following ``inputs`` of each op passed."""
+    stack, seen = [(k, 0) for k in keys], set()
     while stack:
         k, depth = stack.pop()
         p = flow.producer.get(k)
@@ -69,10 +75,9 @@ def is_log_prob(flow: Flow, k, hops: int = 8) -> bool:
             continue
         seen.add(p)
         op = flow.ops[p]
-        if op.type in LOG_PROBS:
+        if match(op):
             return True
-        if op.type in LOG_PASS:
-            stack.extend((d, depth + 1) for d in op.data)
+        stack.extend((d, depth + 1) for d in inputs(op))
     return False
 
 
