@@ -1,4 +1,4 @@
-"""GC112 custom-gradient-none: a tf.custom_gradient returns None for an input."""
+"""GC112 custom-gradient-none: a tf.custom_gradient returns None for an input or a variable."""
 
 from __future__ import annotations
 
@@ -10,7 +10,10 @@ class CustomGradientNone(Rule):
     trace_check = "gradcheck.trace.diagnose.analyze:analyse"
     name = "custom-gradient-none"
     summary = "A `tf.custom_gradient` function's gradient returns None for an input the variables flow through."
-    message = "the tf.custom_gradient {call} returns None for an input: {variables} upstream {get} no gradient"
+    message = (
+        "the tf.custom_gradient {call} returns None where a gradient is due (an input, or the variables it "
+        "reads): {variables} {get} no gradient"
+    )
     what = """
 Finds a `@tf.custom_gradient` function on the path whose `grad` function returns `None`
 for the input that carries the trained variables, or for the variables the function reads

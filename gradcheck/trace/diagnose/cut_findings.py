@@ -57,8 +57,6 @@ def cut_finding(
         location = _outside_location(ctx, cut)
     elif cut.op >= 0:
         location = ctx.cut_location(cut.op)
-    if code == "GC112" and cut.op >= 0:
-        location = _none_return(ctx, cut.op) or location
     location = location or ctx.call_location or Location("<unknown>", 1)
     expr = sourcemap.expression_at(
         location.path,
@@ -89,6 +87,9 @@ def cut_finding(
     call = expr.text if expr is not None else None
     if expr is not None and cut.kind == OUTSIDE:
         call = sourcemap.short_text(expr.node) or call  # a whole statement, not one op's callee
+    if code == "GC112" and cut.op >= 0:
+        # named by its call, pointed at the `return` of its gradient function that gives None
+        location = _none_return(ctx, cut.op) or location
     finding = make(
         ctx,
         code,
