@@ -243,9 +243,11 @@ def passes_on(path: str, line: int) -> bool:
 
 def calls_around(path: str, line: int, column: int | None) -> list[str]:
     """The names of the calls (``np.argmax(...)`` -> ``argmax``) of the statement on
-    ``line`` whose arguments hold the position ``line:column`` (1-based), innermost last."""
+    ``line`` whose span holds the position ``line:column`` (1-based): the call there and
+    those around it. Without a column (graph tracebacks, Python 3.10), every call of the
+    statement."""
     node = _statements_by_line(path).get(line)
-    if node is None or column is None:
+    if node is None:
         return []
     found = []
     for call in ast.walk(node):
@@ -253,11 +255,7 @@ def calls_around(path: str, line: int, column: int | None) -> list[str]:
             continue
         start = (call.lineno, call.col_offset + 1)
         end = (call.end_lineno or call.lineno, (call.end_col_offset or 0) + 1)
-        inside = any(
-            (a.lineno, a.col_offset + 1) <= (line, column) < (a.end_lineno or a.lineno, (a.end_col_offset or 0) + 1)
-            for a in [*call.args, *(k.value for k in call.keywords)]
-        )
-        if inside and start <= (line, column) < end:
+        if column is None or start <= (line, column) < end:
             found.append((start, _last_name(call.func)))
     return [name for _, name in sorted(found)]
 

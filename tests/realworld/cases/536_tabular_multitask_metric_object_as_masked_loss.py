@@ -30,10 +30,10 @@ plan = rng.integers(-1, 3, size=(N_ROWS,))
 
 def masked_sparse_ce(name):
     """Cross-entropy that ignores rows whose label is -1."""
-    sparse_cc = keras.metrics.SparseCategoricalCrossentropy(ignore_class=-1, name=name)
+    sparse_cc = keras.metrics.SparseCategoricalCrossentropy(name=name)
 
     def loss(y_true, y_pred):
-        return sparse_cc(y_true, y_pred)
+        return sparse_cc(keras.ops.maximum(y_true, 0), y_pred, sample_weight=keras.ops.not_equal(y_true, -1))
 
     return loss
 
