@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 from gradcheck import discover, notebook, suppress
 from gradcheck.config import Config
-from gradcheck.findings import CHECKED, ERROR, SKIPPED, TIMEOUT, CheckError, FileResult
+from gradcheck.findings import CHECKED, ERROR, PARTIAL, SKIPPED, TIMEOUT, CheckError, FileResult
 from gradcheck.report import Report
 
 
@@ -101,6 +101,8 @@ def check_targets(
                 result.findings = [
                     f for f in suppress.filter_findings(result.findings) if config.code_selected(f.code, f.path)
                 ]
+                if result.status == PARTIAL and not config.code_selected("GC905", result.path):
+                    result.status = CHECKED  # a partial check accepted (``--ignore GC905``)
                 emitted += 1
                 if on_result is not None:
                     on_result(result)
@@ -220,7 +222,10 @@ def run_child(target: str, options: Options, display: str | None = None) -> File
         result = _read_result(result_path)
         if timed_out:
             if result is not None and (result.findings or result.steps_checked):
-                result.status = CHECKED  # what was checked before the time ran out stands
+                # what was checked before the time ran out stands; what it did not reach is named
+                result.status = PARTIAL if result.not_reached else CHECKED
+                if result.not_reached:
+                    result.ended = f"the time ran out first: --timeout {options.timeout:g} s"
             else:
                 result = FileResult(shown, TIMEOUT, CheckError("GC903", timeout_reason(options.timeout, where, shown)))
         elif result is None:

@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from gradcheck.trainings import EntryPoint
+
 
 @dataclass(frozen=True)
 class ChainLink:
@@ -185,8 +187,9 @@ class CheckError:
         return cls(code=data["code"], message=data["message"])
 
 
-#: FileResult.status values.
-CHECKED, ERROR, TIMEOUT, SKIPPED = "checked", "error", "timeout", "skipped"
+#: FileResult.status values. PARTIAL: checked, but a training entry point of the file was
+#: never reached (GC905), so "no findings" would say more than was checked.
+CHECKED, ERROR, TIMEOUT, SKIPPED, PARTIAL = "checked", "error", "timeout", "skipped", "partial"
 
 
 @dataclass
@@ -198,15 +201,45 @@ class FileResult:
     error: CheckError | None = None
     steps_checked: int = 0
     findings: list[Finding] = field(default_factory=list)
+    #: the file's training entry points (``gradcheck.trainings``; 0: not known) and those the
+    #: run never reached, with why it ended before them
+    trainings: int = 0
+    not_reached: list[EntryPoint] = field(default_factory=list)
+    ended: str | None = None
+
+    @property
+    def notice(self) -> CheckError | None:
+        """What the output says of the file besides its findings: why it could not be
+        checked, or (GC905) which of its trainings were not reached."""
+        if self.error is not None:
+            return self.error
+        if self.status != PARTIAL or not self.not_reached:
+            return None
+        shown = ", ".join(entry.label(self.path) for entry in self.not_reached[:5])
+        more = len(self.not_reached) - 5
+        if more > 0:
+            shown += f" and {more} more"
+        reached = self.trainings - len(self.not_reached)
+        message = f"checked {reached} of {self.trainings} training entry points; not reached: {shown}"
+        if self.ended:
+            message += f" ({self.ended})"
+        return CheckError("GC905", message)
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        data = {
             "path": self.path,
             "status": self.status,
             "error": self.error.to_json() if self.error else None,
             "steps_checked": self.steps_checked,
             "findings": [f.to_json() for f in sorted(self.findings, key=Finding.sort_key)],
         }
+        if self.trainings:
+            data["trainings"] = {
+                "entry_points": self.trainings,
+                "not_reached": [entry.to_json() for entry in self.not_reached],
+                "ended": self.ended,
+            }
+        return data
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> FileResult:
@@ -217,4 +250,7 @@ class FileResult:
             error=CheckError.from_json(error) if error else None,
             steps_checked=data.get("steps_checked", 0),
             findings=[Finding.from_json(f) for f in data.get("findings", [])],
+            trainings=(data.get("trainings") or {}).get("entry_points", 0),
+            not_reached=[EntryPoint.from_json(e) for e in (data.get("trainings") or {}).get("not_reached", [])],
+            ended=(data.get("trainings") or {}).get("ended"),
         )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from gradcheck.findings import CHECKED, SKIPPED, FileResult, Finding
+from gradcheck.findings import CHECKED, PARTIAL, SKIPPED, FileResult, Finding
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -26,30 +26,44 @@ class Report:
         return [r for r in self.files if r.error is not None]
 
     @property
+    def partial(self) -> list[FileResult]:
+        """Files checked only in part: a training entry point was never reached (GC905)."""
+        return [r for r in self.files if r.status == PARTIAL]
+
+    @property
     def ok(self) -> bool:
-        """No finding and no file that could not be checked."""
-        return not self.findings and not self.errors
+        """No finding, and every file checked whole."""
+        return not self.findings and not self.errors and not self.partial
 
     def exit_code(self, exit_zero: bool = False) -> int:
+        """2 when a file could not be checked; 1 with findings; 2 when a file was checked
+        only in part (a clean verdict would cover trainings that never ran); else 0."""
         if self.errors:
             return EXIT_ERROR
         if self.findings and not exit_zero:
             return EXIT_FINDINGS
+        if self.partial:
+            return EXIT_ERROR
         return EXIT_CLEAN
 
     def summary(self) -> str:
         """``3 findings in 2 files; 1 file could not be checked`` (or ``No findings``)."""
         n = len(self.findings)
         with_findings = sum(1 for r in self.files if r.findings)
-        checked = sum(1 for r in self.files if r.status == CHECKED)
+        checked = sum(1 for r in self.files if r.status in (CHECKED, PARTIAL))
         parts = []
         if n:
             # a warning (GC201, GC203) fails the run like an error, as flake8's W codes do
             warnings = sum(1 for f in self.findings if f.severity == "warning")
             note = f" ({_plural(warnings, 'warning')})" if warnings else ""
             parts.append(f"{_plural(n, 'finding')}{note} in {_plural(with_findings, 'file')}")
+        elif self.partial:
+            parts.append(f"No findings in what was reached of {_plural(checked, 'checked file')}")
         else:
             parts.append(f"No findings in {_plural(checked, 'checked file')}")
+        if self.partial:
+            verb = "file was" if len(self.partial) == 1 else "files were"
+            parts.append(f"{len(self.partial)} {verb} checked in part (GC905: a training not reached)")
         if self.errors:
             verb = "file could" if len(self.errors) == 1 else "files could"
             parts.append(f"{len(self.errors)} {verb} not be checked")

@@ -287,7 +287,7 @@ def test_sarif_describes_every_rule():
         "error",
         "error",
     )
-    assert [d["id"] for d in driver["notifications"]] == ["GC901", "GC902", "GC903", "GC904"]
+    assert [d["id"] for d in driver["notifications"]] == ["GC901", "GC902", "GC903", "GC904", "GC905"]
     assert log["runs"][0]["results"] == []
 
 

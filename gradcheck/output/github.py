@@ -38,7 +38,7 @@ def render_github(report, color: bool = False) -> str:
     """One command per finding and per file that could not be checked (``color`` is ignored)."""
     lines = []
     for result in report.files:
-        if result.error is not None:
+        if result.notice is not None:
             lines.append(_error_command(result))
         lines += [_finding_command(f) for f in sorted(result.findings, key=Finding.sort_key)]
     return "\n".join(lines) + ("\n" if lines else "")
@@ -120,7 +120,9 @@ def step_summary(report) -> str:
 
 
 def _error_command(result: FileResult) -> str:
-    assert result.error is not None
-    rule = RULES.get(result.error.code)
-    title = f"{result.error.code} {rule.name}" if rule else result.error.code
-    return command("error", {"file": result.path, "title": title}, result.error.message)
+    notice = result.notice
+    assert notice is not None
+    rule = RULES.get(notice.code)
+    title = f"{notice.code} {rule.name}" if rule else notice.code
+    level = "error" if result.error is not None else "warning"  # GC905: checked in part
+    return command(level, {"file": result.path, "title": title}, notice.message)

@@ -56,7 +56,7 @@ def sarif_log(report) -> dict[str, Any]:
             artifacts.add(result.path)
     results = [_result(f, rule_index, artifacts) for f in report.findings]
     _add_fingerprints(report.findings, results)
-    notifications = [_notification(r, notification_index, artifacts) for r in report.errors]
+    notifications = [_notification(r, notification_index, artifacts) for r in report.files if r.notice is not None]
     invocation: dict[str, Any] = {
         "executionSuccessful": not notifications,
         "workingDirectory": {"uri": _dir_uri(Path.cwd())},
@@ -234,13 +234,15 @@ def _notification(result: FileResult, notification_index: dict[str, int], artifa
     notification with ``executionSuccessful: false`` is where SARIF puts "this target was
     not analysed" (§3.20.21, §3.20.14); the CLI's exit code 2 is what fails the CI job.
     """
-    assert result.error is not None
-    rule = RULES.get(result.error.code)
+    notice = result.notice
+    assert notice is not None
+    rule = RULES.get(notice.code)
     name = f" {rule.name}" if rule else ""
     return {
-        "level": "error",
-        "message": {"text": f"{result.error.code}{name}: {result.path}: {result.error.message}"},
-        "descriptor": {"id": result.error.code, "index": notification_index.get(result.error.code, -1)},
+        # GC905 (a training not reached): the file was analysed, only not whole
+        "level": "error" if result.error is not None else "warning",
+        "message": {"text": f"{notice.code}{name}: {result.path}: {notice.message}"},
+        "descriptor": {"id": notice.code, "index": notification_index.get(notice.code, -1)},
         "locations": [{"physicalLocation": {"artifactLocation": artifacts.location(result.path)}}],
         "properties": {"status": result.status},
     }

@@ -24,9 +24,11 @@ def header(finding: Finding, color: bool) -> str:
 
 
 def error_line(result: FileResult, color: bool) -> str:
-    assert result.error is not None
-    code = _style(result.error.code, color, fg="red", bold=True)
-    return f"{_style(result.path + ':', color, bold=True)} {code} {result.error.message}"
+    """Why the file could not be checked, or (GC905) what of it was not reached."""
+    notice = result.notice
+    assert notice is not None
+    code = _style(notice.code, color, fg="red" if result.error is not None else "yellow", bold=True)
+    return f"{_style(result.path + ':', color, bold=True)} {code} {notice.message}"
 
 
 def code_frame(finding: Finding, color: bool) -> list[str]:
@@ -111,7 +113,7 @@ def render_findings(findings: list[Finding], color: bool = False) -> str:
 def render_full(report, color: bool = False) -> str:
     blocks = []
     for result in report.files:
-        if result.error is not None:
+        if result.notice is not None:
             blocks.append(error_line(result, color))
         blocks += [render_finding(f, color) for f in sorted(result.findings, key=Finding.sort_key)]
     return "\n\n".join(blocks) + ("\n" if blocks else "")
@@ -120,7 +122,7 @@ def render_full(report, color: bool = False) -> str:
 def render_concise(report, color: bool = False) -> str:
     lines = []
     for result in report.files:
-        if result.error is not None:
+        if result.notice is not None:
             lines.append(error_line(result, color))
         for finding in sorted(result.findings, key=Finding.sort_key):
             lines.append(header(finding, color))

@@ -55,6 +55,7 @@ _RULE_CLASSES: tuple[type[Rule], ...] = (
     _reserved.NoGradientReached,
     _reserved.Timeout,
     _reserved.TensorFlowMissing,
+    _reserved.TrainingNotReached,
 )
 
 RULES: dict[str, Rule] = {cls.code: cls() for cls in _RULE_CLASSES}

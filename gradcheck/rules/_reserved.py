@@ -30,6 +30,22 @@ class Timeout(Rule):
     fix = "Raise `--timeout`, or make the first training step come sooner (smaller warm-up, fewer epochs before training)."
 
 
+class TrainingNotReached(Rule):
+    code, name, severity = "GC905", "training-not-reached", "error"
+    summary = "The file was checked in part: a training entry point of it was never reached."
+    what = (
+        "Reported when the run ended (the script finished, failed, or ran out of `--timeout`) before a "
+        "`model.fit`, `tape.gradient` or `optimizer.minimize` call of the file was reached: gradcheck checks the "
+        "first step of every training a script reaches, and says which ones it did not reach rather than call "
+        "the file clean. A partly checked file exits 2 (1 when it has findings); `--ignore GC905` accepts it."
+    )
+    fix = (
+        "Make the run reach that training sooner (fewer epochs or a smaller warm-up for the check, e.g. with an "
+        "argument: `gradcheck train.py -- --epochs 1`), raise `--timeout`, check that phase on its own with "
+        "`gradcheck FILE::build`, or accept a partial check with `--ignore GC905`."
+    )
+
+
 class TensorFlowMissing(Rule):
     code, name, severity = "GC904", "tensorflow-missing", "error"
     summary = "TensorFlow cannot be imported, so the trace engine cannot run."

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 
 from gradcheck.findings import Finding
 from gradcheck.trace.capture.patches import Patches
+from gradcheck.trace.capture.reach import Reach
 from gradcheck.trace.record import _tf, frames
 from gradcheck.trace.record import graph as graph_mode
 from gradcheck.trace.record.dataflow import function_base_name
@@ -141,6 +142,14 @@ class Session:
         #: ``_id`` of a variable's resource handle -> the updates a check skipped for it (a
         #: ``fit`` cut short counts for the rest of its training): ``values.frozen``
         self.frozen: dict[int, int] = {}
+        #: the checked file's training entry points and which were reached (``reach``);
+        #: None when they are not known (a ``FILE::build`` target, the Python API)
+        self.reach: Reach | None = None
+        #: how many patched ``fit`` calls are running: past its budget a ``fit`` ends, and
+        #: the program goes on (``run.runner``)
+        self.fitting = 0
+        #: a step past its budget ran on, unchecked, toward a training not reached yet
+        self.ran_on = False
 
     # -- step accounting ----------------------------------------------------------------
     @property
@@ -149,15 +158,28 @@ class Session:
         graph = max(self.checked_graphs.values(), default=0)
         return max(eager, graph, 1 if self.gradient_calls else 0)
 
+    def runs_on(self) -> bool:
+        """Past the budget: whether the program goes on, unchecked, because a training
+        entry point of the file is still to be reached (outside a ``fit``, which ends
+        instead and returns to the program: ``run.runner``)."""
+        if self.reach is None or self.fitting or not self.reach.pending():
+            return False
+        self.ran_on = True
+        return True
+
     def _before_eager_gradient(self, site, state: TapeState | None = None) -> bool:
         """Count a gradient call at ``site``: True to check it, False to let it run unchecked,
         StopCheck past the budget. An inner call repeated under an outer tape that still
         records (MAML's inner steps, a gradient penalty per sample) runs on unchecked, up to
-        ``NESTED_REPEATS`` times, so that the outer tape's own gradient is reached and checked."""
+        ``NESTED_REPEATS`` times, so that the outer tape's own gradient is reached and checked.
+        While a training entry point of the file is not reached yet, a repeated step runs on
+        unchecked too (``runs_on``)."""
         if self.steps is not None and self.site_counts[site] >= self.steps:
             outer = any(s is not state for s in self.recording)
             if outer and self.site_counts[site] < self.steps + NESTED_REPEATS:
                 self.site_counts[site] += 1
+                return False
+            if self.runs_on():
                 return False
             raise StopCheck()
         self.site_counts[site] += 1
@@ -172,6 +194,8 @@ class Session:
             return -1
         runs = self.checked_graphs[graph]
         if self.steps is not None and runs >= self.steps:
+            if self.runs_on():
+                return runs  # runs on as a step already checked, not counted
             raise StopCheck()
         self.checked_graphs[graph] = runs + 1
         return runs

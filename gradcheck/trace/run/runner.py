@@ -12,17 +12,19 @@ import os
 import re
 import runpy
 import sys
+import tokenize
 import traceback
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
 from gradcheck import notebook
-from gradcheck.findings import ERROR, CheckError, FileResult
+from gradcheck.findings import ERROR, PARTIAL, CheckError, FileResult
 from gradcheck.trace.record import frames  # imports no TensorFlow
 from gradcheck.trace.record.errors import StopCheck  # imports no TensorFlow
 from gradcheck.trace.run.lazy import TensorFlowImportHook
 
 if TYPE_CHECKING:
+    from gradcheck.trace.capture.reach import Reach
     from gradcheck.trace.capture.session import Session
 
 # Nothing here imports TensorFlow: the script does, itself (see ``lazy``), after setting
@@ -49,11 +51,15 @@ def run_file(
     shown = display_path or path
     result = FileResult(path=shown)
     abspath = os.path.abspath(path)
+    ended: str | None = None  # why the run ended before a training it did not reach
+
+    reach = _reach(abspath) if function is None and not notebook.is_notebook(abspath) else None
 
     def progress(_new) -> None:
         if on_progress is not None and tracer.session is not None:
             partial = FileResult(shown, steps_checked=tracer.session.steps_checked)
             partial.findings = _relative(list(tracer.session.findings), abspath, shown)
+            _not_reached(partial, reach, "the run was stopped before reaching it")
             on_progress(partial)
 
     tracer = _Tracer(
@@ -66,6 +72,7 @@ def run_file(
             want_graph=want_graph,
         ),
         check_custom_gradients=check_custom_gradients,
+        reach=reach,
     )
     saved_argv, saved_path = sys.argv[:], sys.path[:]
     sys.argv = [path, *list(argv or [])]
@@ -82,16 +89,22 @@ def run_file(
             runpy.run_path(abspath, run_name="__main__")
         else:
             _run_function(abspath, function)
+        ended = "the script ended without reaching it"
     except StopCheck:
-        pass
+        ended = "the check ended at a gradient that could not be computed"
     except SystemExit as exit_:
+        ended = f"the script exited (sys.exit({exit_.code!r})) without reaching it"
         if not tracer.gradient_calls:
             result.error = _exit_reason(exit_, abspath)
     except KeyboardInterrupt:
         raise
     except BaseException as error:  # noqa: BLE001 - every failure becomes a one-line reason
-        if tracer.continued and not tracer.session.findings:
-            pass  # after a fit that ended at its checked steps: the program was checked already
+        session = tracer.session
+        went_on = session is not None and (tracer.continued or session.ran_on)
+        if went_on and (reach is not None or not session.findings):
+            # after a fit that ended at its checked steps: what was reached was checked, and
+            # what the failure kept the run from is named (GC905)
+            ended = f"the script failed after its checked steps: {one_line_reason(error, {abspath: shown})}"
         elif hook.failed is not None:
             result.error = _tensorflow_missing(hook.failed)
         else:
@@ -114,7 +127,33 @@ def run_file(
         result.error = CheckError("GC901", session.internal_errors[0])
     if result.error is not None:
         result.status = ERROR
+    elif tracer.gradient_calls:
+        _not_reached(result, reach, ended)
     return result
+
+
+def _reach(abspath: str) -> Reach | None:
+    """The file's training entry points, to be marked as the run reaches them."""
+    from gradcheck.trace.capture.reach import Reach
+    from gradcheck.trainings import entry_points
+
+    try:
+        with tokenize.open(abspath) as fh:
+            entries = entry_points(fh.read())
+    except (OSError, SyntaxError, UnicodeDecodeError):
+        return None
+    return Reach(abspath, entries) if entries else None
+
+
+def _not_reached(result: FileResult, reach: Reach | None, ended: str | None) -> None:
+    """A file whose run ended before some of its training entry points is checked in part."""
+    if reach is None:
+        return
+    result.trainings = len(reach.entries)
+    result.not_reached = reach.pending()
+    if result.not_reached:
+        result.status = PARTIAL
+        result.ended = ended
 
 
 class _Tracer:
@@ -122,9 +161,10 @@ class _Tracer:
     (``lazy.TensorFlowImportHook`` calls ``ready``), and activated again, with tf_keras's
     classes hooked too, when the script first imports tf_keras later."""
 
-    def __init__(self, options: dict, *, check_custom_gradients: bool) -> None:
+    def __init__(self, options: dict, *, check_custom_gradients: bool, reach: Reach | None = None) -> None:
         self.options = options
         self.check_custom_gradients = check_custom_gradients
+        self.reach = reach
         self.session: Session | None = None
         self._with_tf_keras = False
         self._busy = False
@@ -151,6 +191,7 @@ class _Tracer:
 
         if self.session is None:
             self.session = Session(**self.options)
+            self.session.reach = self.reach
         elif self._with_tf_keras or "tf_keras" not in sys.modules:
             return
         else:
@@ -164,10 +205,12 @@ class _Tracer:
 
     def _patch_fit(self) -> None:
         """A ``fit`` whose checked steps are done returns, as if training ended (as
-        ``EarlyStopping`` ends it), while nothing was found yet: a program that trains one
-        model before another (a teacher before its distiller, a pretraining run before
-        fine-tuning) gets the later training loop checked too, not only the first one.
-        Once something is found, the program ends there as before."""
+        ``EarlyStopping`` ends it), while a training entry point of the file is still to be
+        reached: a program that trains one model before another (a teacher before its
+        distiller, a pretraining run before fine-tuning) gets the later training checked
+        too, not only the first one. When every entry point was reached, the program ends
+        there. Where the entry points are not known (``FILE::build``, the Python API), a
+        ``fit`` returns while nothing was found yet."""
         from gradcheck.trace.capture.patches import Patches
         from gradcheck.trace.record import _tf
 
@@ -191,24 +234,24 @@ class _Tracer:
         tracer = self
 
         def fit(model, *args, **kwargs):
-            before = tracer.session.gradient_calls if tracer.session is not None else 0
+            session = tracer.session
+            before = session.gradient_calls if session is not None else 0
+            if session is not None and session.reach is not None:
+                session.reach.mark_stack()
+            if session is not None:
+                session.fitting += 1
             try:
                 return orig(model, *args, **kwargs)
             except StopCheck:
-                session = tracer.session
-                # a fit that checked nothing new (a training loop calling fit again on a model
-                # already checked) ends the program as before: only a new training goes on
-                if (
-                    session is None
-                    or session.findings
-                    or not session.gradient_calls
-                    or session.gradient_calls == before
-                ):
+                if not _goes_on(session, before):
                     raise
                 tracer.continued = True  # what fails from here on does not change the verdict
                 model.stop_training = True
                 _untrained(session, model)
                 return getattr(model, "history", None)
+            finally:
+                if session is not None:
+                    session.fitting -= 1
 
         fit.__wrapped__ = orig
         return fit
@@ -219,6 +262,17 @@ class _Tracer:
             from gradcheck.trace.capture import hooks
 
             hooks.deactivate(self.session)
+
+
+def _goes_on(session: Session | None, before: int) -> bool:
+    """After a ``fit`` ended at its checked steps: whether the program goes on."""
+    if session is None or not session.gradient_calls:
+        return False
+    if session.reach is not None:
+        return bool(session.reach.pending())
+    # entry points not known: a fit that checked nothing new (a training loop calling fit
+    # again on a model already checked) ends the program, as does a finding
+    return not session.findings and session.gradient_calls != before
 
 
 def _untrained(session, model) -> None:

@@ -109,6 +109,11 @@ def _request(session, tape, state, caller, target, sources, output_gradients, co
     Jacobian, every source the target is not connected to on the tape), then the
     degenerate ones: the ``lookup``, ``none`` and ``values`` phases of the registry."""
     eager = _tf.executing_eagerly()
+    if session.reach is not None:
+        # the file's training entry points on the stack (a traced step's own lines are in
+        # TensorFlow's stack, autograph's copy hides them from the live frames)
+        traced = () if eager else [(f.filename, f.lineno) for f in _tf.extract_stack()]
+        session.reach.mark_stack(caller, traced)
     # per thread: under a MirroredStrategy each replica runs the same call once a step
     if eager and not session._before_eager_gradient((caller.f_code, caller.f_lasti, threading.get_ident()), state):
         return compute()  # an inner call repeated under a recording outer tape: checked once
