@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import textwrap
 
@@ -258,3 +259,55 @@ def test_the_timeout_names_what_it_kept_the_run_from(tmp_path):
     assert file["steps_checked"] >= 1
     assert [e["line"] for e in file["trainings"]["not_reached"]] == [13]
     assert file["trainings"]["ended"] == "the time ran out first: --timeout 20 s"
+
+
+HAS_TF_KERAS = importlib.util.find_spec("tf_keras") is not None
+
+
+@pytest.mark.keras2
+@pytest.mark.skipif(not HAS_TF_KERAS, reason="tf_keras is not installed")
+def test_both_trainings_of_a_tf_keras_script_are_checked(tmp_path):
+    """Keras 2: a baseline ``fit``, then a second ``fit`` whose custom ``train_step`` rounds
+    the prediction: the second training is reached and its cut found; a finding in the
+    first does not hide it."""
+    script = _write(
+        tmp_path,
+        "legacy.py",
+        """\
+        import numpy as np
+        import tensorflow as tf
+
+        x = np.random.rand(320, 4).astype("float32")
+        y = np.random.rand(320, 1).astype("float32")
+        base = tf.keras.Sequential([tf.keras.layers.Dense(1, input_shape=(4,), name="base_out")])
+        base.compile(optimizer="adam", loss=lambda t, p: tf.reduce_mean(tf.floor(p) - t))
+        base.fit(x, y, epochs=3, verbose=0)
+
+
+        class Rounded(tf.keras.Model):
+            def __init__(self):
+                super().__init__()
+                self.head = tf.keras.layers.Dense(1, name="head")
+
+            def call(self, inputs):
+                return self.head(inputs)
+
+            def train_step(self, data):
+                inputs, target = data
+                with tf.GradientTape() as tape:
+                    pred = tf.round(self(inputs, training=True))
+                    loss = tf.reduce_mean((pred - target) ** 2)
+                grads = tape.gradient(loss, self.trainable_variables)
+                self.optimizer.apply_gradients(zip(grads, self.trainable_variables))
+                return {"loss": loss}
+
+
+        model = Rounded()
+        model.compile(optimizer="adam")
+        model.fit(x, y, epochs=3, verbose=0)
+        """,
+    )
+    proc = run_cli(str(script), "--format", "json", cwd=tmp_path, env={"TF_USE_LEGACY_KERAS": "1"})
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    (file,) = json.loads(proc.stdout)["files"]
+    assert sorted((f["code"], f["line"]) for f in file["findings"]) == [("GC102", 7), ("GC102", 22)]

@@ -58,7 +58,7 @@ def sarif_log(report) -> dict[str, Any]:
     _add_fingerprints(report.findings, results)
     notifications = [_notification(r, notification_index, artifacts) for r in report.files if r.notice is not None]
     invocation: dict[str, Any] = {
-        "executionSuccessful": not notifications,
+        "executionSuccessful": not report.errors,  # a file checked in part (GC905) was analysed
         "workingDirectory": {"uri": _dir_uri(Path.cwd())},
     }
     if notifications:
