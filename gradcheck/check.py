@@ -98,11 +98,8 @@ def check_targets(
                 if current not in finished:
                     break
                 result = results[current]
-                result.findings = [
-                    f for f in suppress.filter_findings(result.findings) if config.code_selected(f.code, f.path)
-                ]
-                if result.status == PARTIAL and not config.code_selected("GC905", result.path):
-                    result.status = CHECKED  # a partial check accepted (``--ignore GC905``)
+                result.findings = suppress.filter_findings(result.findings)
+                config.apply_selection(result)
                 emitted += 1
                 if on_result is not None:
                     on_result(result)

@@ -13,6 +13,8 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from gradcheck.findings import CHECKED, PARTIAL, FileResult
+
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover
@@ -59,6 +61,13 @@ class Config:
         if self.select and not any(code.startswith(p) for p in self.select):
             return False
         return not any(code.startswith(p) for p in ignored)
+
+    def apply_selection(self, result: FileResult) -> None:
+        """Keep the result's findings whose codes are selected; a partial check is accepted
+        (counted as checked) when GC905 is ignored by name."""
+        result.findings = [f for f in result.findings if self.code_selected(f.code, f.path)]
+        if result.status == PARTIAL and not self.code_selected(PARTIAL_CODE, result.path):
+            result.status = CHECKED
 
     def relative(self, filename: str) -> str:
         try:

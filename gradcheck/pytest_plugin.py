@@ -203,7 +203,7 @@ class GradcheckItem(pytest.Item):
         )
         shown = _relative(self.path, Path(str(self.config.rootpath)))
         result = run_child(str(self.path), options, display=shown)
-        result.findings = [f for f in result.findings if self.plugin.settings.code_selected(f.code, f.path)]
+        self.plugin.settings.apply_selection(result)
         report = Report([result])
         if not report.ok:
             _attach_patches(report, self.plugin.settings, options, {shown: str(self.path)})
