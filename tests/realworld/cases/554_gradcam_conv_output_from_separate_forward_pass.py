@@ -1,13 +1,13 @@
 """Real-world case 554.
 
 Source: https://github.com/tensorflow/tensorflow/issues/62797
-Bug: a Grad-CAM heatmap for a grayscale profile classifier. The user takes the
-last convolution's activations from one sub-model and the class scores from
-the full model, each with its own forward pass, watches the activations and
-asks for d(score)/d(activations). The two tensors are not connected (the
-scores were computed from a second, independent pass over the image), so the
-gradient is None; the maintainer answered that target and source have no
-differentiable path between them.
+Bug: a Grad-CAM heatmap for a grayscale profile classifier returns None:
+grads = tape.gradient(preds[:, top_class_index], last_conv_output). The
+maintainer's diagnosis was that the two arguments "are not connected and there
+is no differentiable path connecting these args". In this reproduction the
+activations come from one sub-model and the class scores from a second,
+independent forward pass of the full model, so the watched activations never
+feed the score.
 Setting: Grad-CAM / saliency, eager GradientTape w.r.t. an intermediate tensor.
 """
 import numpy as np

@@ -58,7 +58,7 @@ for episode in range(3):
         for log_prob, value, ret in zip(action_probs_history, critic_value_history, returns):
             diff = ret - value
             actor_losses.append(-log_prob * diff)
-            critic_losses.append(huber_loss(tf.expand_dims(value, 0), tf.expand_dims(ret, 0)))
+            critic_losses.append(huber_loss(tf.expand_dims(ret, 0), tf.expand_dims(value, 0)))
         loss_value = sum(actor_losses) + sum(critic_losses)
     grads = tape.gradient(loss_value, model.trainable_variables)
     optimizer.apply_gradients(zip(grads, model.trainable_variables))

@@ -1,13 +1,13 @@
 """Real-world case 560.
 
-Source: https://github.com/tensorflow/tensorflow/issues/31519
+Source: https://github.com/tensorflow/tensorflow/issues/41510
 Bug: second-order training with nested tapes. A neural potential E(x) is
 trained by force matching, F = -dE/dx, so the loss needs the gradient of a
 gradient. The inner tape.gradient that turns energies into forces is written
-after the outer `with` block (the same nesting mistake as the report, where
-the second gradient came back None): the outer tape never records the force
-computation, the loss is not connected to the weights and no variable gets a
-gradient.
+after the outer `with` block (the indentation discussed in the thread: "the
+first gradient operation is not in the tape, and therefore the answer is
+correctly None"): the outer tape never records the force computation, the
+loss is not connected to the weights and no variable gets a gradient.
 Setting: second-order / physics-informed loss, tf.function custom step, nested GradientTape.
 """
 import numpy as np

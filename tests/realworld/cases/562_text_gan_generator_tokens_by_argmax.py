@@ -1,12 +1,13 @@
 """Real-world case 562.
 
 Source: https://github.com/keras-team/keras/issues/17444
-Bug: a text GAN with an LSTM generator and an LSTM discriminator, trained
-with a custom GradientTape loop. The generator's per-step softmax is turned
-into token ids with argmax so that fake sentences look like the real ones
-(integer word indices) before they enter the discriminator's Embedding. The
-argmax has no gradient, so the generator's gradients are all None ("Gradients
-are [None,...] in text GAN model") while the discriminator trains normally.
+Bug: a text GAN (LSTM generator, LSTM discriminator over word indices,
+custom GradientTape loop) whose generator gradients are all None ("Gradients
+are [None,...] in text GAN model") while the discriminator trains. In this
+reproduction the generator's per-step softmax is turned into token ids with
+argmax, so fake sentences look like the real ones before the discriminator's
+Embedding; argmax has no gradient, which cuts every generator weight off
+from the adversarial loss.
 Setting: GAN on discrete tokens, eager custom GradientTape loop, two models.
 """
 import numpy as np

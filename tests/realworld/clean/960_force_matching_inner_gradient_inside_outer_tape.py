@@ -1,6 +1,6 @@
 """Clean twin of case 560.
 
-Source: https://github.com/tensorflow/tensorflow/issues/31519
+Source: https://github.com/tensorflow/tensorflow/issues/41510
 Fix: compute the forces and the loss inside the outer tape (the inner
 tape.gradient is indented under the outer `with`), so the outer tape records
 the first derivative and differentiates it w.r.t. the weights.
