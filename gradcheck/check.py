@@ -22,7 +22,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
-from gradcheck import discover, notebook, suppress
+from gradcheck import discover, notebook, sourcefile, suppress
 from gradcheck.config import Config
 from gradcheck.findings import CHECKED, ERROR, SKIPPED, TIMEOUT, CheckError, FileResult
 from gradcheck.report import Report
@@ -62,13 +62,20 @@ def check_targets(
     as soon as it and every file before it in the report's order are done: the output
     streams with ``-j N`` and its order still does not depend on ``N``."""
     named = {discover.split_target(t)[0] for t in targets}
-    files, missing = discover.expand(targets, config)
+    files, missing, unreadable = discover.expand(targets, config)
     results: dict[str, FileResult] = {}
     for path in missing:
         results[path] = _error(path, "GC901", "no such file or directory")
+    for path, reason in unreadable.items():
+        results[path] = _error(path, "GC901", reason)
     to_run: list[str] = []
     for target in files:
         path, function = discover.split_target(target)
+        limit = sourcefile.MAX_NOTEBOOK_BYTES if notebook.is_notebook(path) else sourcefile.MAX_SOURCE_BYTES
+        reason = sourcefile.problem(path, limit)  # before anything opens it: a FIFO would hang the pre-filter
+        if reason is not None:
+            results[target] = _error(path, "GC901", reason)
+            continue
         traced_if_training = not options.static and function is None and (path not in named or options.training_only)
         if traced_if_training and not discover.is_training_script(path, config):
             results[target] = FileResult(path, SKIPPED)
@@ -80,7 +87,7 @@ def check_targets(
             results[target] = problem
         else:
             to_run.append(target)
-    order = [*missing, *files]
+    order = [*missing, *unreadable, *files]
     emitted = 0
     finished: set[str] = set()
     lock = threading.Lock()
@@ -112,12 +119,12 @@ def check_targets(
         from gradcheck.static import check_notebook as static_notebook
 
         for target in to_run:
-            path = discover.split_target(target)[0]
+            path, function = discover.split_target(target)
             if notebook.is_notebook(path):
                 results[target] = static_notebook(path)
                 notebook.register_cells(path)  # for noqa comments and the code frames, as after a trace
             else:
-                results[target] = static_check(path)
+                results[target] = static_check(path, function)
             finish(target)
     else:
         done = 0
@@ -166,6 +173,8 @@ def _precheck(path: str) -> FileResult | None:
         return _error(path, "GC901", f"SyntaxError: {error.msg} (line {error.lineno})")
     except ValueError as error:  # e.g. null bytes
         return _error(path, "GC901", f"cannot compile the file: {error}")
+    except (RecursionError, MemoryError) as error:  # a 5,000-term expression: python cannot run it either
+        return _error(path, "GC901", f"Python cannot compile the file: {type(error).__name__}: {error}")
     return None
 
 
