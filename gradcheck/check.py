@@ -313,7 +313,7 @@ class OutputTail:
 
     def text(self) -> str:
         data = b"".join(list(self._chunks))[-self.limit :]
-        if self.dropped or len(data) == self.limit:
+        if self.dropped:
             data = data[data.find(b"\n") + 1 :]  # a line cut in the middle is not shown
         return data.decode("utf-8", errors="replace")
 
