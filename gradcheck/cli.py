@@ -507,7 +507,8 @@ def _signals_stop_the_check():
     except Interrupted as stopped:
         name = signal.Signals(stopped.signum).name
         sys.stdout.flush()
-        click.echo(f"\ngradcheck: stopped by {name}; the checks were ended and nothing more was checked", err=True)
+        lead = "\n" if sys.stderr.isatty() else ""  # past a progress line
+        click.echo(f"{lead}gradcheck: stopped by {name}; the checks were ended and nothing more was checked", err=True)
         sys.exit(128 + stopped.signum)
     finally:
         for sig, old in previous.items():

@@ -257,3 +257,13 @@ def test_an_unreadable_folder_is_said(tmp_path, how):
     assert errors[0]["error"]["message"].startswith("cannot read the directory: ")
     assert [e["status"] for e in report["files"] if e["path"].endswith("good.py")] == ["checked"]
     assert proc.returncode == 2
+
+
+def test_static_function_target_defined_in_a_block_is_checked(tmp_path):
+    """``FILE::build`` bound inside ``try``/``if`` (or by ``import *``) is not "no function"."""
+    (tmp_path / "guarded.py").write_text(
+        _STEP + "try:\n    def build():\n        return None\nexcept ImportError:\n    pass\n"
+    )
+    (tmp_path / "star.py").write_text("from os.path import *\n" + _STEP)
+    proc = run_cli("--static", "--format", "json", f"{tmp_path}/guarded.py::build", f"{tmp_path}/star.py::join")
+    assert [e["status"] for e in json.loads(proc.stdout)["files"]] == ["checked", "checked"], proc.stdout

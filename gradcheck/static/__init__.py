@@ -129,27 +129,30 @@ def _parse_and_analyze(
     tree = _parse(source, path)
     if not isinstance(tree, ast.Module):
         return tree
-    if function is not None and function not in _module_names(tree):
+    names = _module_names(tree) if function is not None else None
+    if names is not None and function not in names:
         # as the trace engine says it (runner._run_function): nothing would be checked
         return f"{os.path.basename(path)} defines no function {function!r}"
     return _analyze(tree, source, path) if analyse else []
 
 
-def _module_names(tree: ast.Module) -> set[str]:
-    """The names the module's top level binds (``def``, ``class``, assignments, imports)."""
+def _module_names(tree: ast.Module) -> set[str] | None:
+    """The names the module binds at its top level (``def``, ``class``, assignments, imports,
+    also inside ``if``/``try``/``with`` blocks); None when it cannot tell (``import *``)."""
     names: set[str] = set()
-    for node in tree.body:
+    stack: list[ast.AST] = list(tree.body)
+    while stack:
+        node = stack.pop()
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            names.add(node.name)
+            names.add(node.name)  # its body is another scope
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            if any(alias.name == "*" for alias in node.names):
+                return None
             names.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
-        else:
-            names.update(
-                target.id
-                for child in ast.iter_child_nodes(node)
-                for target in ast.walk(child)
-                if isinstance(target, ast.Name) and isinstance(target.ctx, ast.Store)
-            )
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+        elif not isinstance(node, (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+            stack.extend(ast.iter_child_nodes(node))
     return names
 
 
