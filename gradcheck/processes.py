@@ -153,7 +153,11 @@ def _reap(pids: list[int]) -> None:
         entry = _stat(pid)
         if entry is None or entry[0] != me:
             continue
-        try:
-            os.waitpid(pid, 0)  # SIGKILLed: it ends now
-        except ChildProcessError:
-            pass
+        end = time.monotonic() + 2.0  # SIGKILLed: it ends now, unless stuck in the kernel (NFS)
+        while True:
+            try:
+                if os.waitpid(pid, os.WNOHANG)[0] or time.monotonic() > end:
+                    break
+            except ChildProcessError:
+                break
+            time.sleep(0.005)

@@ -40,6 +40,7 @@ def _answer_where(path: str) -> None:
     fd = int(fd_text)
     try:
         os.set_inheritable(fd, False)  # not into the processes the script starts
+        pipe = os.fstat(fd).st_ino
     except OSError:
         return
 
@@ -66,6 +67,8 @@ def _answer_where(path: str) -> None:
     def serve() -> None:
         while True:
             try:
+                if os.fstat(fd).st_ino != pipe:
+                    return  # the script closed our fd and the number is one of its files now
                 asked = os.read(fd, 1)
             except OSError:
                 return
