@@ -3,7 +3,8 @@ with a timeout, ``jobs`` at a time; results come back in a deterministic order.
 
 Everything that can go wrong with a file (missing, not Python, a syntax error, a crash, a
 hang) ends as that file's one-line GC9xx reason, and the other files are still checked.
-Nothing here imports TensorFlow.
+However a check ends (its end, the timeout, a signal to gradcheck), every process its
+script started ends with it (``processes``). Nothing here imports TensorFlow.
 """
 
 from __future__ import annotations
