@@ -227,6 +227,10 @@ def run_child(
     shown = display or path
     if stop is not None and stop.is_set():
         return _error(shown, "GC901", "gradcheck was stopped before this file was checked")
+    limit = sourcefile.MAX_NOTEBOOK_BYTES if notebook.is_notebook(path) else sourcefile.MAX_SOURCE_BYTES
+    reason = sourcefile.problem(path, limit)  # callers other than check_targets (pytest --gradcheck)
+    if reason is not None and os.path.lexists(path):  # a missing file: the runner says it, as before
+        return _error(shown, "GC901", reason)
     with tempfile.TemporaryDirectory(prefix="gradcheck-") as tmp:
         result_path = os.path.join(tmp, "result.json")
         env = dict(os.environ)
