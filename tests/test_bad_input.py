@@ -267,3 +267,14 @@ def test_static_function_target_defined_in_a_block_is_checked(tmp_path):
     (tmp_path / "star.py").write_text("from os.path import *\n" + _STEP)
     proc = run_cli("--static", "--format", "json", f"{tmp_path}/guarded.py::build", f"{tmp_path}/star.py::join")
     assert [e["status"] for e in json.loads(proc.stdout)["files"]] == ["checked", "checked"], proc.stdout
+
+
+def test_run_child_refuses_a_fifo_itself(tmp_path):
+    """``pytest --gradcheck`` and the patch verifier call ``run_child`` directly: a FIFO named
+    ``*.py`` is refused there too, not run (its reader would wait for a writer forever)."""
+    from gradcheck.check import Options, run_child
+
+    os.mkfifo(tmp_path / "pipe.py")
+    result = run_child(str(tmp_path / "pipe.py"), Options(timeout=600))
+    assert (result.status, result.error.code) == ("error", "GC901")
+    assert "a named pipe (FIFO)" in result.error.message
