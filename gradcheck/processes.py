@@ -102,29 +102,37 @@ class Tree:
 
     def end(self, proc) -> None:
         """Kill the child's process group, every descendant seen and the orphans re-parented
-        to this process that belong to no other running check; reap what is ours to reap."""
+        to this process that belong to no other running check; reap what is ours to reap.
+        The last check to end also ends the orphans no check could claim (with ``-j N``, a
+        double-forked daemon's session names none of them)."""
         try:
             try:
                 os.killpg(self.root, signal.SIGKILL)
             except (ProcessLookupError, PermissionError):
                 proc.kill()
             proc.wait()  # gone: its children are re-parented (to us, the subreaper) before the rounds
-            for _ in range(50):  # each round may orphan more (their parents die): bounded
-                table = _table()
-                self.update(table)
-                victims = self._victims(table)
-                if not victims:
-                    break
-                for pid in victims:
-                    try:
-                        os.kill(pid, signal.SIGKILL)
-                    except (ProcessLookupError, PermissionError):
-                        pass
-                _reap(victims)
-                time.sleep(0.01)  # a killed parent's children are re-parented when it is gone
+            self._kill_rounds()
         finally:
             with _LOCK:
                 _ACTIVE.pop(self.root, None)
+                last = not _ACTIVE
+        if last:
+            self._kill_rounds()
+
+    def _kill_rounds(self) -> None:
+        for _ in range(50):  # each round may orphan more (their parents die): bounded
+            table = _table()
+            self.update(table)
+            victims = self._victims(table)
+            if not victims:
+                return
+            for pid in victims:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except (ProcessLookupError, PermissionError):
+                    pass
+            _reap(victims)
+            time.sleep(0.01)  # a killed parent's children are re-parented when it is gone
 
     def _victims(self, table: dict[int, tuple[int, int, int, str]]) -> list[int]:
         me = os.getpid()
