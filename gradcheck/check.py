@@ -3,7 +3,8 @@ with a timeout, ``jobs`` at a time; results come back in a deterministic order.
 
 Everything that can go wrong with a file (missing, not Python, a syntax error, a crash, a
 hang) ends as that file's one-line GC9xx reason, and the other files are still checked.
-Nothing here imports TensorFlow.
+However a check ends (its end, the timeout, a signal to gradcheck), every process its
+script started ends with it (``processes``). Nothing here imports TensorFlow.
 """
 
 from __future__ import annotations
@@ -18,11 +19,12 @@ import threading
 import time
 import tokenize
 import warnings
+from collections import deque
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
-from gradcheck import discover, notebook, suppress
+from gradcheck import discover, notebook, processes, sourcefile, suppress
 from gradcheck.config import Config
 from gradcheck.findings import CHECKED, ERROR, PARTIAL, SKIPPED, TIMEOUT, CheckError, FileResult
 from gradcheck.report import Report
@@ -62,13 +64,20 @@ def check_targets(
     as soon as it and every file before it in the report's order are done: the output
     streams with ``-j N`` and its order still does not depend on ``N``."""
     named = {discover.split_target(t)[0] for t in targets}
-    files, missing = discover.expand(targets, config)
+    files, missing, unreadable = discover.expand(targets, config)
     results: dict[str, FileResult] = {}
     for path in missing:
         results[path] = _error(path, "GC901", "no such file or directory")
+    for path, reason in unreadable.items():
+        results[path] = _error(path, "GC901", reason)
     to_run: list[str] = []
     for target in files:
         path, function = discover.split_target(target)
+        limit = sourcefile.MAX_NOTEBOOK_BYTES if notebook.is_notebook(path) else sourcefile.MAX_SOURCE_BYTES
+        reason = sourcefile.problem(path, limit)  # before anything opens it: a FIFO would hang the pre-filter
+        if reason is not None:
+            results[target] = _error(path, "GC901", reason)
+            continue
         traced_if_training = not options.static and function is None and (path not in named or options.training_only)
         if traced_if_training and not discover.is_training_script(path, config):
             results[target] = FileResult(path, SKIPPED)
@@ -80,7 +89,7 @@ def check_targets(
             results[target] = problem
         else:
             to_run.append(target)
-    order = [*missing, *files]
+    order = [*missing, *unreadable, *files]
     emitted = 0
     finished: set[str] = set()
     lock = threading.Lock()
@@ -111,19 +120,24 @@ def check_targets(
         from gradcheck.static import check_notebook as static_notebook
 
         for target in to_run:
-            path = discover.split_target(target)[0]
+            path, function = discover.split_target(target)
             if notebook.is_notebook(path):
                 results[target] = static_notebook(path)
                 notebook.register_cells(path)  # for noqa comments and the code frames, as after a trace
             else:
-                results[target] = static_check(path)
+                results[target] = static_check(path, function)
             finish(target)
     else:
         done = 0
+        stop = threading.Event()  # set when this thread is interrupted: every check ends at once
 
-        def run(target: str) -> FileResult:
+        def run(target: str) -> FileResult | None:
             nonlocal done
-            result = run_child(target, options)
+            if stop.is_set():
+                return None  # queued behind the interrupted checks: never started
+            result = run_child(target, options, stop=stop)
+            if stop.is_set():
+                return None  # nothing of an interrupted run is reported
             results[target] = result
             with lock:
                 done += 1
@@ -133,7 +147,11 @@ def check_targets(
             return result
 
         with ThreadPoolExecutor(max_workers=max(1, options.jobs)) as pool:
-            list(pool.map(run, to_run))
+            try:
+                list(pool.map(run, to_run))
+            except BaseException:  # KeyboardInterrupt, the CLI's signals: the children go now
+                stop.set()
+                raise
     return Report([results[t] for t in order if t in results])
 
 
@@ -165,6 +183,8 @@ def _precheck(path: str) -> FileResult | None:
         return _error(path, "GC901", f"SyntaxError: {error.msg} (line {error.lineno})")
     except ValueError as error:  # e.g. null bytes
         return _error(path, "GC901", f"cannot compile the file: {error}")
+    except (RecursionError, MemoryError) as error:  # a 5,000-term expression: python cannot run it either
+        return _error(path, "GC901", f"Python cannot compile the file: {type(error).__name__}: {error}")
     return None
 
 
@@ -186,38 +206,68 @@ def child_command(target: str, options: Options, result_path: str, display: str 
 #: Children are started one at a time (``-j`` runs them in parallel once started): forking
 #: from several threads at once is where a busy process meets the rare fork/exec failure.
 _SPAWN = threading.Lock()
+#: How often a running check looks at its stop event, and how often it looks for the
+#: processes its script started (a /proc scan costs some milliseconds; a process that
+#: escapes between two scans is re-parented to the subreaper, ``processes``).
+_POLL = 0.1
+_SCAN_EVERY = 0.5
+#: The environment variable naming the child's end of the "where are you?" pipe; the child
+#: removes it before the script runs (``trace.run.child._answer_where``).
+WHERE_FD = "GRADCHECK_WHERE_FD"
 
 
-def run_child(target: str, options: Options, display: str | None = None) -> FileResult:
-    """Check one file in a child process. ``display`` is the path findings carry."""
+def run_child(
+    target: str, options: Options, display: str | None = None, stop: threading.Event | None = None
+) -> FileResult:
+    """Check one file in a child process. ``display`` is the path findings carry; once
+    ``stop`` is set the check ends at once (a signal to gradcheck). Whatever way the check
+    ends, every process the script started is killed and the temporary files are removed."""
     path, _ = discover.split_target(target)
     shown = display or path
+    if stop is not None and stop.is_set():
+        return _error(shown, "GC901", "gradcheck was stopped before this file was checked")
+    limit = sourcefile.MAX_NOTEBOOK_BYTES if notebook.is_notebook(path) else sourcefile.MAX_SOURCE_BYTES
+    reason = sourcefile.problem(path, limit)  # callers other than check_targets (pytest --gradcheck)
+    if reason is not None and os.path.lexists(path):  # a missing file: the runner says it, as before
+        return _error(shown, "GC901", reason)
     with tempfile.TemporaryDirectory(prefix="gradcheck-") as tmp:
         result_path = os.path.join(tmp, "result.json")
-        log_path = os.path.join(tmp, "output.log")
         env = dict(os.environ)
         env.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
         env.setdefault("PYTHONUNBUFFERED", "1")
-        with open(log_path, "wb") as log, open(os.devnull, "rb") as devnull:
-            try:
-                with _SPAWN:
-                    proc = subprocess.Popen(
-                        child_command(target, options, result_path, shown),
-                        stdin=devnull,
-                        stdout=log,
-                        stderr=subprocess.STDOUT,
-                        env=env,
-                        start_new_session=True,
-                    )
-            except OSError as error:
-                return _error(shown, "GC901", f"could not start the checker process: {error.strerror or error}")
-            timed_out = not _wait(proc, options, shown, result_path)
-            where = None
-            if timed_out:
-                where = _where(proc, result_path)
-                _kill_group(proc)
+        ask_read, ask_write = os.pipe()  # "where are you?", answered by a thread of the child
+        env[WHERE_FD] = str(ask_read)
+        out_read, out_write = os.pipe()  # the script's stdout and stderr, of which a tail is kept
+        try:
+            with open(os.devnull, "rb") as devnull, _SPAWN:
+                proc = subprocess.Popen(
+                    child_command(target, options, result_path, shown),
+                    stdin=devnull,
+                    stdout=out_write,
+                    stderr=subprocess.STDOUT,
+                    env=env,
+                    start_new_session=True,
+                    pass_fds=(ask_read,),
+                )
+        except OSError as error:
+            for fd in (ask_read, ask_write, out_read, out_write):
+                os.close(fd)
+            return _error(shown, "GC901", f"could not start the checker process: {error.strerror or error}")
+        os.close(ask_read)
+        os.close(out_write)
+        tail = OutputTail(out_read)
+        tree = processes.Tree(proc.pid)
+        try:
+            outcome = _wait(proc, tree, options, shown, result_path, stop)
+            where = _where(proc, result_path, ask_write) if outcome == "timeout" else None
+        finally:
+            tree.end(proc)  # normal end, timeout, stop or an exception (KeyboardInterrupt): all of them
+            os.close(ask_write)
+            tail.join()
         result = _read_result(result_path)
-        if timed_out:
+        if outcome == "stopped":
+            return _error(shown, "GC901", "gradcheck was stopped (a signal) before this file's check ended")
+        if outcome == "timeout":
             if result is not None and (result.findings or result.steps_checked):
                 # what was checked before the time ran out stands; what it did not reach is named
                 result.status = PARTIAL if result.not_reached else CHECKED
@@ -228,28 +278,82 @@ def run_child(target: str, options: Options, display: str | None = None) -> File
         elif result is None:
             result = _error(shown, "GC901", _death_reason(proc.returncode))
         if options.verbose and result.error is not None:
-            _echo_tail(path, log_path)
+            _echo_tail(path, tail.text())
         if notebook.is_notebook(path):
             notebook.register_cells(path, shown)  # the code frames of `nb.ipynb:cell N` findings
         return result
 
 
-def _wait(proc: subprocess.Popen, options: Options, shown: str, result_path: str) -> bool:
-    """Wait for the child within the timeout (False: it ran out). A file with no checked
-    gradient after ``note_after`` seconds gets one "still running" note."""
+class OutputTail:
+    """The last ``limit`` bytes a child wrote, read from a pipe by a thread. A script that
+    prints without end (~175 MB/s) fills no disk and no memory: what ``-v`` shows is its
+    last lines."""
+
+    def __init__(self, fd: int, limit: int = 1 << 20) -> None:
+        self.limit = limit
+        self._chunks: deque[bytes] = deque()
+        self._size = 0
+        self.dropped = False  # something was dropped from the front: the first line is partial
+        self._thread = threading.Thread(target=self._read, args=(fd,), name="gradcheck-output", daemon=True)
+        self._thread.start()
+
+    def _read(self, fd: int) -> None:
+        try:
+            while True:
+                data = os.read(fd, 1 << 16)
+                if not data:
+                    return
+                self._chunks.append(data)
+                self._size += len(data)
+                while self._size - len(self._chunks[0]) >= self.limit:
+                    self._size -= len(self._chunks.popleft())
+                    self.dropped = True
+        except OSError:
+            return
+        finally:
+            os.close(fd)
+
+    def join(self, timeout: float = 2.0) -> None:
+        """Until the pipe's end (every writer is gone); a writer that escaped the kill holds
+        it open, and then the tail is what came so far."""
+        self._thread.join(timeout)
+
+    def text(self) -> str:
+        data = b"".join(list(self._chunks))[-self.limit :]
+        if self.dropped:
+            data = data[data.find(b"\n") + 1 :]  # a line cut in the middle is not shown
+        return data.decode("utf-8", errors="replace")
+
+
+def _wait(
+    proc: subprocess.Popen,
+    tree: processes.Tree,
+    options: Options,
+    shown: str,
+    result_path: str,
+    stop: threading.Event | None = None,
+) -> str:
+    """Wait for the child within the timeout: "done", "timeout" or "stopped" (``stop`` was
+    set). Meanwhile the processes the script starts are followed (``tree``), and a file with
+    no checked gradient after ``note_after`` seconds gets one "still running" note."""
     start = time.monotonic()
     deadline = start + options.timeout
     note_at = start + options.note_after if options.note_after and options.note is not None else None
+    scan_at = start + _POLL
     while True:
         now = time.monotonic()
         if now >= deadline:
-            return False
-        until = deadline if note_at is None else min(deadline, note_at)
+            return "timeout"
+        if stop is not None and stop.is_set():
+            return "stopped"
         try:
-            proc.wait(timeout=max(until - now, 0.01))
-            return True
+            proc.wait(timeout=max(min(deadline - now, _POLL), 0.01))
+            return "done"
         except subprocess.TimeoutExpired:
             pass
+        if time.monotonic() >= scan_at:
+            tree.update()
+            scan_at = time.monotonic() + _SCAN_EVERY
         if note_at is not None and time.monotonic() >= note_at:
             note_at = None
             if not os.path.exists(result_path):
@@ -259,13 +363,15 @@ def _wait(proc: subprocess.Popen, options: Options, shown: str, result_path: str
                 )
 
 
-def _where(proc: subprocess.Popen, result_path: str, grace: float = 3.0) -> str | None:
+def _where(proc: subprocess.Popen, result_path: str, ask: int, grace: float = 3.0) -> str | None:
     """Ask a child that ran out of time where the script is (``train.py:42 in fill_buffer``):
-    it answers a SIGUSR1 by writing the innermost user frame (see ``trace.run.child``)."""
+    a byte on the pipe ``ask`` wakes a thread of the child, which writes the innermost user
+    frame of the main thread (see ``trace.run.child``). No signal: the script's own SIGUSR1
+    handler (a "checkpoint now") must not run, and the script may have replaced ours."""
     where_path = f"{result_path}.where"
     try:
-        os.kill(proc.pid, signal.SIGUSR1)
-    except (ProcessLookupError, PermissionError, AttributeError):
+        os.write(ask, b"?")
+    except OSError:
         return None
     end = time.monotonic() + grace
     while time.monotonic() < end and proc.poll() is None:
@@ -292,14 +398,6 @@ def timeout_reason(timeout: float, where: str | None, path: str = "train.py") ->
     )
 
 
-def _kill_group(proc: subprocess.Popen) -> None:
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        proc.kill()
-    proc.wait()
-
-
 def _read_result(path: str) -> FileResult | None:
     try:
         with open(path, encoding="utf-8") as fh:
@@ -318,11 +416,9 @@ def _death_reason(returncode: int) -> str:
     return f"the script ended the process (exit status {returncode}) before any gradient was checked"
 
 
-def _echo_tail(path: str, log_path: str, lines: int = 60) -> None:
-    try:
-        with open(log_path, encoding="utf-8", errors="replace") as fh:
-            tail = fh.readlines()[-lines:]
-    except OSError:
-        return
+def _echo_tail(path: str, output: str, lines: int = 60) -> None:
+    tail = output.splitlines(keepends=True)[-lines:]
     if tail:
         sys.stderr.write(f"--- last output of {path} ---\n{''.join(tail)}")
+        if not tail[-1].endswith("\n"):
+            sys.stderr.write("\n")

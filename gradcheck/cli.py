@@ -1,13 +1,16 @@
 """The ``gradcheck`` command. Diagnostics go to stdout, the summary and progress to stderr.
 
-Exit codes: 0 clean, 1 findings, 2 a file could not be checked or the command was misused.
+Exit codes: 0 clean, 1 findings, 2 a file could not be checked or the command was misused,
+130 stopped by SIGINT (Ctrl-C), 143 stopped by SIGTERM.
 Importing this module (``--help``, ``--version``, ``--static``) imports no TensorFlow.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
@@ -457,13 +460,59 @@ def main(ctx: click.Context, **params: Any) -> None:
     notebook (`.ipynb`) runs its code cells in order. Arguments after `--` are passed to
     each script: `gradcheck train.py -- --epochs 1`.
     """
-    settings = ctx.obj = _settings(params, ctx.meta.get("gradcheck.script_args", []))
-    _refuse_what_cannot_be_written(settings)
-    report, printed = _check(settings)
-    fixing = _prepare_patches(settings, report)
-    _print_report(settings, report, printed)
-    _write_graph(settings, report)
-    sys.exit(_exit_code(settings, report, fixing))
+    with _signals_stop_the_check():
+        settings = ctx.obj = _settings(params, ctx.meta.get("gradcheck.script_args", []))
+        _refuse_what_cannot_be_written(settings)
+        report, printed = _check(settings)
+        fixing = _prepare_patches(settings, report)
+        _print_report(settings, report, printed)
+        _write_graph(settings, report)
+        sys.exit(_exit_code(settings, report, fixing))
+
+
+class Interrupted(KeyboardInterrupt):
+    """SIGINT (Ctrl-C) or SIGTERM reached gradcheck: the check stops at once."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+@contextlib.contextmanager
+def _signals_stop_the_check():
+    """The first SIGINT or SIGTERM stops everything at once: the running checks' processes
+    (and every process their scripts started) are killed, the temporary files removed, and
+    gradcheck exits 130 (SIGINT) or 143 (SIGTERM), as a shell reports a process those
+    signals ended. A second signal while that happens is ignored."""
+    import signal
+
+    if threading.current_thread() is not threading.main_thread():
+        yield  # signal handlers belong to the main thread (CliRunner in a thread, say)
+        return
+    from gradcheck import processes
+
+    processes.become_subreaper()  # a daemon a script double-forks stays ours to end
+    received: list[int] = []
+
+    def handler(signum: int, _frame) -> None:
+        if received:
+            return
+        received.append(signum)
+        raise Interrupted(signum)
+
+    wanted = [signal.SIGINT, *([signal.SIGTERM] if hasattr(signal, "SIGTERM") else [])]
+    previous = {sig: signal.signal(sig, handler) for sig in wanted}
+    try:
+        yield
+    except Interrupted as stopped:
+        name = signal.Signals(stopped.signum).name
+        sys.stdout.flush()
+        lead = "\n" if sys.stderr.isatty() else ""  # past a progress line
+        click.echo(f"{lead}gradcheck: stopped by {name}; the checks were ended and nothing more was checked", err=True)
+        sys.exit(128 + stopped.signum)
+    finally:
+        for sig, old in previous.items():
+            signal.signal(sig, old)
 
 
 def _settings(params: dict[str, Any], script_args: list[str]) -> Settings:

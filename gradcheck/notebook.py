@@ -62,6 +62,11 @@ def split_cell_path(path: str) -> tuple[str, int] | None:
 
 
 def _read_json(path: str) -> dict:
+    from gradcheck import sourcefile
+
+    reason = sourcefile.problem(path, sourcefile.MAX_NOTEBOOK_BYTES)
+    if reason is not None:  # a FIFO would block the read forever, /dev/zero would fill the memory
+        raise NotebookError(reason)
     try:
         import nbformat
     except ImportError:
@@ -129,8 +134,12 @@ def read_cells(path: str) -> list[Cell]:
         if not isinstance(cell, dict) or cell.get("cell_type") != "code":
             continue
         source = cell.get("source", "")
-        if isinstance(source, list):
+        if isinstance(source, list) and all(isinstance(line, str) for line in source):
             source = "".join(source)
+        if not isinstance(source, str):
+            raise NotebookError(
+                f"not a readable notebook (cell {index}: its source is {type(source).__name__}, not text)"
+            )
         out.append(Cell(index, source, to_python(source)))
     return out
 
@@ -193,7 +202,9 @@ def raw_line(path: str, cell: int, line: int) -> int | None:
     cells = data.get("cells") if isinstance(data, dict) else None
     if not isinstance(cells, list) or not 1 <= cell <= len(cells):
         return None
-    source = cells[cell - 1].get("source", "")
+    source = cells[cell - 1].get("source", "") if isinstance(cells[cell - 1], dict) else None
+    if not isinstance(source, (list, str)):
+        return None
     lines = source if isinstance(source, list) else source.splitlines(keepends=True)
     if not 1 <= line <= len(lines):
         return None
@@ -243,4 +254,6 @@ def precheck(path: str) -> tuple[str, str] | None:
             return "GC901", f"SyntaxError: {error.msg} (cell {cell.index}, line {error.lineno})"
         except ValueError as error:
             return "GC901", f"cannot compile cell {cell.index}: {error}"
+        except (RecursionError, MemoryError) as error:  # nested too deep for the compiler
+            return "GC901", f"Python cannot compile cell {cell.index}: {type(error).__name__}: {error}"
     return None

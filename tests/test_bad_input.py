@@ -4,6 +4,8 @@ gradcheck traceback, and the other files of the same run are still checked."""
 from __future__ import annotations
 
 import json
+import os
+from pathlib import Path
 
 import pytest
 
@@ -110,3 +112,169 @@ def test_text_format_shows_one_line_per_error():
     lines = [line for line in proc.stdout.splitlines() if line]
     assert len(lines) == 2 and all(": GC90" in line for line in lines)
     assert proc.stderr.strip().endswith("2 files could not be checked")
+
+
+# --- odd files: one such file never aborts the run (issue 35, part 4) ----------------------
+
+_STEP = "import tensorflow as tf\nw = tf.Variable([1.5, 2.5])\nwith tf.GradientTape() as tape:\n    loss = tf.reduce_sum(tf.round(w))\n"
+
+
+def _odd_files(tmp) -> dict[str, str]:
+    """Each odd kind of input -> the path to give gradcheck for it; ``good.py`` is one file that
+    must still be checked (GC102) beside them."""
+    (tmp / "good.py").write_text(_STEP + "tape.gradient(loss, [w])\n")
+    (tmp / "plus.py").write_text(_STEP + "x = " + "+".join(["w"] * 5000) + "\ntape.gradient(loss, [w])\n")
+    (tmp / "chain.py").write_text(_STEP + "x = w" + ".a" * 5000 + "\ntape.gradient(loss, [w])\n")
+    (tmp / "nested_if.py").write_text(_STEP + "x = " + "1 if w else " * 3000 + "0\ntape.gradient(loss, [w])\n")
+    # compiles, but deeper than the static analysis' recursion can follow
+    (tmp / "deep_for_static.py").write_text(
+        _STEP + "    x = " + "+".join(["w"] * 1500) + "\ntape.gradient(loss, [w])\n"
+    )
+    cell = {"cell_type": "code", "id": "c1", "metadata": {}, "outputs": [], "execution_count": None, "source": 5}
+    (tmp / "int_source.ipynb").write_text(
+        json.dumps({"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [cell]})
+    )
+    os.mkfifo(tmp / "fifo.py")
+    os.symlink("/dev/zero", tmp / "zero.py")
+    walked = tmp / "walked"
+    walked.mkdir()
+    (walked / "sub").mkdir()
+    os.symlink("..", walked / "sub" / "up")  # a directory loop: os.walk must not follow it
+    os.symlink("loop.py", walked / "loop.py")  # a file that is a symlink to itself
+    (walked / "fine.py").write_text(_STEP + "tape.gradient(loss, [w])\n")
+    return {
+        "plus.py": str(tmp / "plus.py"),
+        "chain.py": str(tmp / "chain.py"),
+        "nested_if.py": str(tmp / "nested_if.py"),
+        "int_source.ipynb": str(tmp / "int_source.ipynb"),
+        "fifo.py": str(tmp / "fifo.py"),
+        "zero.py": str(tmp / "zero.py"),
+        "loop.py": str(walked),
+        "missing_function": str(tmp / "good.py") + "::not_defined",
+        "deep_for_static.py": str(tmp / "deep_for_static.py"),
+    }
+
+
+# kind -> (file name in the report, text of its one-line GC901 reason); None: not an error
+# for that engine
+ODD = {
+    "plus.py": ("plus.py", "RecursionError"),
+    "chain.py": ("chain.py", "RecursionError"),
+    "nested_if.py": ("nested_if.py", "RecursionError"),
+    "int_source.ipynb": ("int_source.ipynb", "cell 1: its source is int, not text"),
+    "fifo.py": ("fifo.py", "a named pipe (FIFO)"),
+    "zero.py": ("zero.py", "a character device"),
+    "loop.py": ("loop.py", "Too many levels of symbolic links"),
+    "missing_function": ("good.py::not_defined", "defines no function 'not_defined'"),
+    "deep_for_static.py": ("deep_for_static.py", "nested too deeply for the static analysis"),
+}
+TRACE_ONLY_OK = {"deep_for_static.py"}  # it compiles, so the script runs (and the trace engine checks it)
+
+
+@pytest.fixture(scope="module", params=["static", "trace"])
+def odd_run(request, tmp_path_factory):
+    tmp = tmp_path_factory.mktemp(f"odd_{request.param}")
+    targets = _odd_files(tmp)
+    kinds = [k for k in ODD if request.param == "static" or k not in TRACE_ONLY_OK]
+    args = ["--static"] if request.param == "static" else ["-j", "2"]
+    paths = [targets[k] for k in kinds]
+    json_run = run_cli(*args, "--format", "json", *paths, str(tmp / "good.py"), timeout=300)
+    text_run = run_cli(*args, *paths, timeout=300) if request.param == "static" else None
+    return request.param, kinds, json_run, text_run
+
+
+@pytest.mark.parametrize("kind", sorted(ODD))
+def test_an_odd_file_is_one_gc901_line_and_the_others_are_checked(odd_run, kind):
+    engine, kinds, json_run, text_run = odd_run
+    if kind not in kinds:
+        pytest.skip(f"{kind} compiles: the {engine} engine runs it")
+    assert "Traceback" not in json_run.stdout + json_run.stderr
+    assert json_run.returncode == 2, json_run.stderr
+    report = json.loads(json_run.stdout)  # valid JSON, whatever the odd files were
+    name, text = ODD[kind]
+    base = name.split("::")[0]
+    (entry,) = [
+        e for e in report["files"] if e["path"].endswith("/" + base) and e["error"] and text in e["error"]["message"]
+    ]
+    assert entry["status"] == "error" and entry["error"]["code"] == "GC901", entry
+    assert "\n" not in entry["error"]["message"]
+    # the good file beside them was checked, and found
+    good = [e for e in report["files"] if e["path"].endswith("/good.py") and e["status"] == "checked"]
+    assert len(good) == 1 and [f["code"] for f in good[0]["findings"]] == ["GC102"]
+    if text_run is not None:
+        assert "Traceback" not in text_run.stdout + text_run.stderr
+        assert text_run.returncode == 2
+        lines = [line for line in text_run.stdout.splitlines() if f"/{base}: GC901 " in line and text in line]
+        assert len(lines) == 1, text_run.stdout
+
+
+def test_a_walked_folder_with_a_loop_still_checks_its_other_files(tmp_path):
+    targets = _odd_files(tmp_path)
+    proc = run_cli("--static", "--format", "json", targets["loop.py"])
+    files = {e["path"].rsplit("/", 1)[-1]: e for e in json.loads(proc.stdout)["files"]}
+    assert set(files) == {"loop.py", "fine.py"}, files  # sub/up -> .. was not followed
+    assert [f["code"] for f in files["fine.py"]["findings"]] == ["GC102"]
+    assert proc.returncode == 2
+
+
+def _deep_folder(base: Path) -> Path:
+    """A folder nested past PATH_MAX: os.walk cannot open it (ENAMETOOLONG), root neither."""
+    fd = os.open(base, os.O_RDONLY)
+    try:
+        for _ in range(20):
+            os.mkdir("d" * 250, dir_fd=fd)
+            new = os.open("d" * 250, os.O_RDONLY, dir_fd=fd)
+            os.close(fd)
+            fd = new
+        with open(os.open("train.py", os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=fd), "w") as fh:
+            fh.write(_STEP + "tape.gradient(loss, [w])\n")
+    finally:
+        os.close(fd)
+    return base
+
+
+@pytest.mark.parametrize("how", ["too-long", "no-permission"])
+def test_an_unreadable_folder_is_said(tmp_path, how):
+    (tmp_path / "good.py").write_text(_STEP + "tape.gradient(loss, [w])\n")
+    if how == "too-long":
+        (tmp_path / "deep").mkdir()
+        _deep_folder(tmp_path / "deep")
+    else:
+        if os.geteuid() == 0:
+            pytest.skip("root reads a folder whatever its mode (the too-long case covers root)")
+        locked = tmp_path / "locked"
+        locked.mkdir()
+        (locked / "train.py").write_text(_STEP)
+        locked.chmod(0)
+    try:
+        proc = run_cli("--static", "--format", "json", str(tmp_path))
+    finally:
+        if how == "no-permission":
+            (tmp_path / "locked").chmod(0o755)
+    report = json.loads(proc.stdout)
+    errors = [e for e in report["files"] if e["status"] == "error"]
+    assert len(errors) == 1 and errors[0]["error"]["code"] == "GC901", report
+    assert errors[0]["error"]["message"].startswith("cannot read the directory: ")
+    assert [e["status"] for e in report["files"] if e["path"].endswith("good.py")] == ["checked"]
+    assert proc.returncode == 2
+
+
+def test_static_function_target_defined_in_a_block_is_checked(tmp_path):
+    """``FILE::build`` bound inside ``try``/``if`` (or by ``import *``) is not "no function"."""
+    (tmp_path / "guarded.py").write_text(
+        _STEP + "try:\n    def build():\n        return None\nexcept ImportError:\n    pass\n"
+    )
+    (tmp_path / "star.py").write_text("from os.path import *\n" + _STEP)
+    proc = run_cli("--static", "--format", "json", f"{tmp_path}/guarded.py::build", f"{tmp_path}/star.py::join")
+    assert [e["status"] for e in json.loads(proc.stdout)["files"]] == ["checked", "checked"], proc.stdout
+
+
+def test_run_child_refuses_a_fifo_itself(tmp_path):
+    """``pytest --gradcheck`` and the patch verifier call ``run_child`` directly: a FIFO named
+    ``*.py`` is refused there too, not run (its reader would wait for a writer forever)."""
+    from gradcheck.check import Options, run_child
+
+    os.mkfifo(tmp_path / "pipe.py")
+    result = run_child(str(tmp_path / "pipe.py"), Options(timeout=600))
+    assert (result.status, result.error.code) == ("error", "GC901")
+    assert "a named pipe (FIFO)" in result.error.message

@@ -19,6 +19,7 @@ import sys
 import tokenize
 import warnings
 
+from gradcheck import sourcefile
 from gradcheck.findings import CHECKED, ERROR, CheckError, FileResult, Finding
 from gradcheck.static.prefilter import is_training_code
 from gradcheck.static.program import BudgetExceeded
@@ -53,8 +54,12 @@ def check_source(source: str, path: str = "<string>") -> list[Finding]:
     return found if isinstance(found, list) else []
 
 
-def check_file(path: str) -> FileResult:
-    """Check one file statically; problems reading or parsing it become a GC901 result."""
+def check_file(path: str, function: str | None = None) -> FileResult:
+    """Check one file statically; problems reading or parsing it become a GC901 result, as
+    does ``FILE::function`` naming a function the file does not define."""
+    reason = sourcefile.problem(path)
+    if reason is not None:  # a FIFO would block the read forever, /dev/zero would fill the memory
+        return FileResult(path, ERROR, CheckError("GC901", reason))
     try:
         with tokenize.open(path) as fh:  # honours a BOM and a coding cookie, as Python does
             source = fh.read()
@@ -63,7 +68,7 @@ def check_file(path: str) -> FileResult:
     except OSError as error:
         return FileResult(path, ERROR, CheckError("GC901", f"cannot read the file: {error.strerror or error}"))
     with _collector_paused():
-        found = _parse_and_analyze(source, path, analyse=may_train(source))
+        found = _parse_and_analyze(source, path, analyse=may_train(source), function=function)
     if isinstance(found, str):
         return FileResult(path, ERROR, CheckError("GC901", found))
     return FileResult(path, CHECKED, findings=found)
@@ -115,14 +120,40 @@ def check_notebook(path: str) -> FileResult:
     return FileResult(path, CHECKED, findings=found)
 
 
-def _parse_and_analyze(source: str, path: str, analyse: bool = True) -> list[Finding] | str:
-    """The findings, or why the file does not parse. The tree and everything the analysis
-    built are freed (by reference counting) when this returns, before the cyclic collector
-    is enabled again: its first pass then finds little to walk."""
+def _parse_and_analyze(
+    source: str, path: str, analyse: bool = True, function: str | None = None
+) -> list[Finding] | str:
+    """The findings, or why the file cannot be checked (one line). The tree and everything
+    the analysis built are freed (by reference counting) when this returns, before the
+    cyclic collector is enabled again: its first pass then finds little to walk."""
     tree = _parse(source, path)
     if not isinstance(tree, ast.Module):
         return tree
+    names = _module_names(tree) if function is not None else None
+    if names is not None and function not in names:
+        # as the trace engine says it (runner._run_function): nothing would be checked
+        return f"{os.path.basename(path)} defines no function {function!r}"
     return _analyze(tree, source, path) if analyse else []
+
+
+def _module_names(tree: ast.Module) -> set[str] | None:
+    """The names the module binds at its top level (``def``, ``class``, assignments, imports,
+    also inside ``if``/``try``/``with`` blocks); None when it cannot tell (``import *``)."""
+    names: set[str] = set()
+    stack: list[ast.AST] = list(tree.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)  # its body is another scope
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            if any(alias.name == "*" for alias in node.names):
+                return None
+            names.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+        elif not isinstance(node, (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+            stack.extend(ast.iter_child_nodes(node))
+    return names
 
 
 @contextlib.contextmanager
@@ -152,13 +183,16 @@ def _parse(source: str, path: str) -> ast.Module | str:
         return f"cannot parse the file: {type(error).__name__}: {error}"
 
 
-def _analyze(tree: ast.Module, source: str, path: str) -> list[Finding]:
+def _analyze(tree: ast.Module, source: str, path: str) -> list[Finding] | str:
     from gradcheck.static.engine import analyze
 
     try:
         return analyze(tree, source, path)
-    except (BudgetExceeded, RecursionError):
-        return []  # too large or too deep to follow: say nothing rather than guess
+    except BudgetExceeded:
+        return []  # too large to follow: say nothing rather than guess
+    except (RecursionError, MemoryError) as error:
+        # nested deeper than the analysis can follow: not checked, and said so (never "no findings")
+        return f"the file is nested too deeply for the static analysis ({type(error).__name__})"
     except Exception as error:  # a bug here must not block anyone's commit
         if os.environ.get("GRADCHECK_STRICT"):
             raise

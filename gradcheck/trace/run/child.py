@@ -22,15 +22,35 @@ def _write(path: str, result) -> None:
     os.replace(tmp, path)
 
 
+#: Set by the parent (``gradcheck.check.WHERE_FD``): the child's end of the "where are you?" pipe.
+_WHERE_FD = "GRADCHECK_WHERE_FD"
+
+
 def _answer_where(path: str) -> None:
-    """On SIGUSR1 (the parent's timeout), write where the user's code is: ``train.py:42
-    in fill_buffer``. Python runs the handler between bytecodes of the main thread."""
-    import signal
+    """When the parent asks (a byte on the pipe it passed, at its timeout), write where the
+    user's code is, ``train.py:42 in fill_buffer``, to ``path``. A thread waits on the pipe
+    and reads the main thread's frame: no signal handler, so a script's own SIGUSR1 handler
+    never runs for us and cannot replace us. When the parent is gone (the pipe's end: it was
+    killed), the script's process group goes too: nobody would stop it at the timeout."""
+    import threading
 
-    from gradcheck.trace.record import frames  # no TensorFlow; imported now, not inside the handler
+    fd_text = os.environ.pop(_WHERE_FD, None)  # the script's environment is as under python
+    if fd_text is None or not fd_text.isdigit():
+        return
+    fd = int(fd_text)
+    try:
+        os.set_inheritable(fd, False)  # not into the processes the script starts
+        pipe = os.fstat(fd).st_ino
+    except OSError:
+        return
 
-    def handler(_signum, frame) -> None:
-        user = frames.user_frame(frame)
+    from gradcheck.trace.record import frames  # no TensorFlow; imported now, not when asked
+
+    main_id = threading.main_thread().ident
+
+    def answer() -> None:
+        frame = sys._current_frames().get(main_id)
+        user = frames.user_frame(frame) if frame is not None else None
         if user is None:
             return
         code = user.f_code
@@ -44,8 +64,23 @@ def _answer_where(path: str) -> None:
         except OSError:
             pass
 
-    if hasattr(signal, "SIGUSR1"):
-        signal.signal(signal.SIGUSR1, handler)
+    def serve() -> None:
+        while True:
+            try:
+                if os.fstat(fd).st_ino != pipe:
+                    return  # the script closed our fd and the number is one of its files now
+                asked = os.read(fd, 1)
+            except OSError:
+                return
+            if not asked:
+                if os.getpgrp() == os.getpid():
+                    import signal
+
+                    os.killpg(os.getpid(), signal.SIGKILL)  # the parent ended without ending us
+                return
+            answer()
+
+    threading.Thread(target=serve, name="gradcheck-where", daemon=True).start()
 
 
 def _drop_working_directory_from_path() -> None:
