@@ -75,10 +75,12 @@ model.fit(x / x.std(), y)
         ),
         "saturated": (
             "A saturated softmax/sigmoid/tanh",
-            "Do not squash before the loss: output logits (no activation on the last layer) and use a loss that "
+            "Bring the activation's inputs back from saturation: scale the inputs (standardise each feature, "
+            "e.g. with a `keras.layers.Normalization` layer adapted on the data) or lower the initial weights, "
+            "so its pre-activations are not in the tens or hundreds. Where it only feeds a classification loss, "
+            "do not squash before the loss: output logits (no activation on the last layer) and use a loss that "
             "takes them (`from_logits=True`, `tf.nn.softmax_cross_entropy_with_logits`, "
-            "`tf.nn.sigmoid_cross_entropy_with_logits`); normalise the inputs or lower the initial weights so "
-            "the logits are not in the hundreds.",
+            "`tf.nn.sigmoid_cross_entropy_with_logits`).",
         ),
         "saturated-clipped": (
             "A saturated softmax/sigmoid whose outputs a probability loss clips",

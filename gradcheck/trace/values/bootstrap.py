@@ -418,6 +418,24 @@ class _Study:
         grads = _tf.imperative_gradient(ctx.state.shadow, [tensor], handles)
         return [s for s, g in zip(chosen, grads, strict=False) if g is not None]
 
+    def _shared_entry(self, target_key, blame: int) -> int | None:
+        """Where the target enters the loss, when the value it is made from is needed
+        elsewhere too: the op of the target side that first consumes ``blame``'s output,
+        when that output also feeds the loss another way (SimSiam's ``z`` is the target of
+        one term and the predictor's input in the other; a critic's value is a prediction
+        and, in the λ-return, a target). A ``tf.stop_gradient`` where the value is made
+        would cut the other path; it belongs where the target enters. None otherwise."""
+        flow = self.flow
+        side = flow.backward_cone([target_key], data=True) & self.recorded
+        entries, elsewhere = [], False
+        for key in flow.ops[blame].outputs:
+            for consumer in flow.data_consumers.get(key, ()):
+                if consumer in side:
+                    entries.append(consumer)
+                elif consumer in self.recorded:
+                    elsewhere = True
+        return min(entries) if entries and elsewhere else None
+
     def finding(self, c: int, target_key, blame: int, sources, how: str) -> Finding:
         ctx = self.ctx
         location = None
@@ -432,6 +450,9 @@ class _Study:
             helper = helper and innermost[0].function not in ("call", "__call__", "build")
             if at_step_level and not helper and (location.path, location.line) != (frame.path, frame.line):
                 location = ctx.frame_location(frame)
+            entry = self._shared_entry(target_key, blame)
+            if entry is not None:
+                location = ctx.op_location(entry) or location
         location = location or ctx.call_location
         location, subject = _statement(location)
         region = self.recorded
