@@ -185,6 +185,45 @@ class CheckError:
         return cls(code=data["code"], message=data["message"])
 
 
+@dataclass
+class KeptOut:
+    """A write or deletion outside the check's throwaway places that the check kept off the
+    user's disk: ``path:line`` is the user's call (``call`` its text), ``target`` the file it
+    meant, ``action`` what did not happen to it (written, deleted, moved, created) or
+    ``refused`` (the script got a PermissionError). ``ended``: that refusal made the script
+    fail, and the check ended there."""
+
+    path: str
+    line: int
+    call: str
+    target: str
+    action: str
+    refused: bool = False
+    ended: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "line": self.line,
+            "call": self.call,
+            "target": self.target,
+            "action": self.action,
+            "ended": self.ended,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> KeptOut:
+        return cls(
+            path=data.get("path", ""),
+            line=data.get("line", 0),
+            call=data.get("call", ""),
+            target=data["target"],
+            action=data["action"],
+            refused=data["action"] == "refused",
+            ended=bool(data.get("ended", False)),
+        )
+
+
 #: FileResult.status values.
 CHECKED, ERROR, TIMEOUT, SKIPPED = "checked", "error", "timeout", "skipped"
 
@@ -198,15 +237,23 @@ class FileResult:
     error: CheckError | None = None
     steps_checked: int = 0
     findings: list[Finding] = field(default_factory=list)
+    #: what the script tried to write or delete outside the throwaway places (not done)
+    kept_out: list[KeptOut] = field(default_factory=list)
+    #: more such calls than ``kept_out`` lists
+    kept_out_more: int = 0
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        data = {
             "path": self.path,
             "status": self.status,
             "error": self.error.to_json() if self.error else None,
             "steps_checked": self.steps_checked,
             "findings": [f.to_json() for f in sorted(self.findings, key=Finding.sort_key)],
         }
+        if self.kept_out or self.kept_out_more:  # additive: absent when nothing was kept out
+            data["kept_out"] = [k.to_json() for k in self.kept_out]
+            data["kept_out_more"] = self.kept_out_more
+        return data
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> FileResult:
@@ -217,4 +264,6 @@ class FileResult:
             error=CheckError.from_json(error) if error else None,
             steps_checked=data.get("steps_checked", 0),
             findings=[Finding.from_json(f) for f in data.get("findings", [])],
+            kept_out=[KeptOut.from_json(k) for k in data.get("kept_out", [])],
+            kept_out_more=data.get("kept_out_more", 0),
         )
