@@ -42,6 +42,7 @@ from typing import Any
 
 from gradcheck.findings import KeptOut
 from gradcheck.trace.record import frames  # imports no TensorFlow
+from gradcheck.trace.run import sandbox_wrappers
 
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_TRUNC
 #: The kept-out calls a result lists (repeats of one call at one line count once).
@@ -148,7 +149,7 @@ class Sandbox:
     def _is_free(self, p: str) -> bool:
         if p.startswith(self._free) or p + os.sep in self._free:
             return True
-        return p.startswith(self._temps) and not (p + os.sep).startswith(self._protected)
+        return (p + os.sep).startswith(self._temps) and not (p + os.sep).startswith(self._protected)
 
     def _is_covered(self, p: str) -> bool:
         q = p
@@ -214,6 +215,8 @@ class Sandbox:
         source = self.read_path(src)
         target = self.write_path(dst, keep=False) if d is not None and not self._is_free(d) else dst
         if s_ours:
+            if s is not None and not self._is_free(s):  # an atomic write's temporary file: the target says it
+                self.records = [r for r in self.records if r.target != s]
             return real(source, target, *args, **kwargs)
         if not os.path.lexists(s):
             raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), os.fspath(src))
@@ -238,6 +241,19 @@ class Sandbox:
             self._covered.add(p)
             self.record(p, "created")
         return real(_like(path, self._shadow(p)), *args, **kwargs)
+
+    def make_tree(self, path: Any, real: Callable, *args) -> Any:
+        """``makedirs``: the topmost missing directory is made in the shadow, with the rest."""
+        p = _local_path(path)
+        if p is None or self._is_free(p):
+            return real(path, *args)
+        if self.exists(p):
+            return real(self.read_path(path), *args)
+        top = p
+        while not self.exists(os.path.dirname(top)) and os.path.dirname(top) != top:
+            top = os.path.dirname(top)
+        self.make_dir(top, lambda *_a, **_k: None)
+        return real(self.write_path(path, keep=False, action="created"), *args)
 
     def listdir(self, path: Any = ".", real: Callable = _real_listdir) -> list:
         """The names in a directory as the check sees it: the real ones not deleted, and the
@@ -320,8 +336,6 @@ class Sandbox:
         _ACTIVE = self
         self.active = True
         sys.dont_write_bytecode = True  # no __pycache__ in the user's tree
-        from gradcheck.trace.run import sandbox_wrappers
-
         sandbox_wrappers.wrap_python(self)
         self.wrap_libraries()
         if not _AUDIT_INSTALLED:
@@ -329,8 +343,6 @@ class Sandbox:
             _AUDIT_INSTALLED = True
 
     def wrap_libraries(self) -> None:
-        from gradcheck.trace.run import sandbox_wrappers
-
         sandbox_wrappers.wrap_libraries(self)
 
     def set(self, owner: Any, name: str, value: Any) -> None:

@@ -13,10 +13,10 @@ import io
 import os
 import shutil
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from gradcheck.trace.run.sandbox import Sandbox
+#: a ``sandbox.Sandbox`` (not imported: the sandbox imports this module)
+Sandbox = Any
 
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_TRUNC
 
@@ -52,7 +52,7 @@ def wrap_libraries(box: Sandbox) -> None:
 
 def _open(box: Sandbox, real):
     @functools.wraps(real)
-    def open(file, mode="r", *args, **kwargs):  # noqa: A001 - it is open
+    def open(file, mode="r", *args, **kwargs):
         if not box.off() and not isinstance(file, int):
             if any(c in mode for c in "wax+"):
                 file = box.write_path(file, keep="w" not in mode)
@@ -65,7 +65,7 @@ def _open(box: Sandbox, real):
 
 def _os_open(box: Sandbox, real):
     @functools.wraps(real)
-    def open(path, flags, *args, **kwargs):  # noqa: A001
+    def open(path, flags, *args, **kwargs):
         if not box.off() and kwargs.get("dir_fd") is None:
             if flags & _WRITE_FLAGS:
                 path = box.write_path(path, keep=not flags & os.O_TRUNC)
@@ -227,7 +227,7 @@ def _wrap_file_io(box: Sandbox, fio) -> None:
         def call(path, *args):
             if box.off():
                 return real(path, *args)
-            return make_tree(box, path, real, *args)
+            return box.make_tree(path, real, *args)
 
         return call
 
@@ -266,22 +266,6 @@ def _wrap_file_io(box: Sandbox, fio) -> None:
     wrap("RenameFile", rename)
     wrap("GetChildren", children)
     wrap("GetMatchingFiles", matching)
-
-
-def make_tree(box: Sandbox, path: Any, real, *args) -> Any:
-    """``makedirs``: the topmost missing directory is made in the shadow, with the rest."""
-    from gradcheck.trace.run.sandbox import _local_path
-
-    p = _local_path(path)
-    if p is None or box._is_free(p):
-        return real(path, *args)
-    if box.exists(p):
-        return real(box.read_path(path), *args)
-    top = p
-    while not box.exists(os.path.dirname(top)) and os.path.dirname(top) != top:
-        top = os.path.dirname(top)
-    box.make_dir(top, lambda *_a, **_k: None)
-    return real(box.write_path(path, keep=False, action="created"), *args)
 
 
 def _wrap_checkpoint(box: Sandbox, module) -> None:
@@ -343,6 +327,17 @@ def _wrap_saved_model_load(box: Sandbox, module) -> None:
             return load
 
         replace_everywhere(box, module, name, build(real))
+
+
+def _wrap_checkpoint_reader(box: Sandbox, module) -> None:
+    """``tf.train.load_checkpoint``, ``list_variables``, tf_keras's ``load_weights``."""
+    real = module.NewCheckpointReader
+
+    @functools.wraps(real)
+    def NewCheckpointReader(filepattern, *args, **kwargs):  # noqa: N802 - TensorFlow's name
+        return real(filepattern if box.off() else box.read_path(filepattern), *args, **kwargs)
+
+    replace_everywhere(box, module, "NewCheckpointReader", NewCheckpointReader)
 
 
 def _wrap_summary(box: Sandbox, module) -> None:
@@ -407,6 +402,7 @@ _LIBRARIES = (
     ("tensorflow.python.checkpoint.checkpoint_management", _wrap_checkpoint_manager),
     ("tensorflow.python.saved_model.save", _wrap_saved_model_save),
     ("tensorflow.python.saved_model.load", _wrap_saved_model_load),
+    ("tensorflow.python.training.py_checkpoint_reader", _wrap_checkpoint_reader),
     ("tensorflow.python.ops.gen_summary_ops", _wrap_summary),
     ("tensorflow.python.lib.io.tf_record", _wrap_tf_record),
     ("tensorflow.python.ops.gen_io_ops", _wrap_io_ops),
