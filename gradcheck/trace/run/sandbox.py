@@ -263,13 +263,27 @@ class Sandbox:
             return real(path)
         if self._is_covered(p):
             return real(_like(path, self._shadow(p)))
-        names = real(path)
+        names = [n for n in real(path) if not self._gone(os.path.join(p, _text(n)))]
         shadow = self._shadow(p)
         if os.path.isdir(shadow):
-            kept = [n for n in names if not self._gone(os.path.join(p, _text(n)))]
-            extra = [n for n in real(_like(path, shadow)) if n not in kept]
-            return kept + extra
+            names += [n for n in real(_like(path, shadow)) if n not in names]
         return names
+
+    def scandir(self, path: Any, real: Callable) -> Any:
+        """``os.scandir`` (glob, pathlib's rglob, shutil) as ``listdir`` sees it."""
+        p = _local_path(path)
+        if p is None or self._is_free(p) or not (self._covered or self._prefixes):
+            return real(path)
+        if self._is_covered(p):
+            return real(_like(path, self._shadow(p)))
+        with real(path) as it:
+            entries = [e for e in it if not self._gone(os.path.join(p, _text(e.name)))]
+        shadow = self._shadow(p)
+        if os.path.isdir(shadow):
+            names = {e.name for e in entries}
+            with real(_like(path, shadow)) as it:
+                entries += [e for e in it if e.name not in names]
+        return _Entries(entries)
 
     def glob(self, pattern: Any, real: Callable, *args) -> list:
         """gfile's glob: the real matches the check did not replace, and the shadow's."""
@@ -376,6 +390,19 @@ class Sandbox:
         )
         self._refusals.append(error)
         raise error
+
+
+class _Entries(list):
+    """A finished ``os.scandir`` listing: iterable and a context manager, as scandir's is."""
+
+    def __enter__(self) -> _Entries:
+        return self
+
+    def __exit__(self, *_exc) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
 
 
 class _Bypass:

@@ -34,9 +34,10 @@ def wrap_python(box: Sandbox) -> None:
         box.set(os, name, _rename(box, getattr(os, name)))
     for name in ("truncate", "chmod", "utime"):
         box.set(os, name, _change(box, getattr(os, name)))
-    for name in ("stat", "lstat", "scandir", "chdir", "access"):
+    for name in ("stat", "lstat", "chdir", "access"):
         box.set(os, name, _read(box, getattr(os, name)))
     box.set(os, "listdir", _listdir(box, os.listdir))
+    box.set(os, "scandir", _scandir(box, os.scandir))
     box.set(shutil, "rmtree", _rmtree(box, shutil.rmtree))
 
 
@@ -136,6 +137,16 @@ def _listdir(box: Sandbox, real):
         return box.listdir(path)
 
     return listdir
+
+
+def _scandir(box: Sandbox, real):
+    @functools.wraps(real)
+    def scandir(path="."):
+        if box.off() or isinstance(path, int):
+            return real(path)
+        return box.scandir(path, real)
+
+    return scandir
 
 
 def _rmtree(box: Sandbox, real):
