@@ -139,10 +139,11 @@ def test_a_write_that_bypasses_the_redirect_is_refused(box):
 
 
 def test_the_temp_directory_and_allowed_places_are_written_for_real(box, tmp_path):
-    sandbox, project = box
+    sandbox, _project_dir = box
     outside = tmp_path / "elsewhere.txt"  # in the temp directory, outside the project
     outside.write_text("real")
-    assert outside.read_text() == "real"
+    sandbox.remove()
+    assert outside.read_text() == "real"  # on the disk, not in the shadow
     assert sandbox.records == []
 
 
@@ -350,7 +351,7 @@ grads = tape.gradient(loss, model.trainable_variables)
 def test_a_buggy_script_still_gets_its_findings(tmp_path):
     project = _project(tmp_path, BUGGY)
     before = _tree(project)
-    proc, _done = _run(project, "--no-color", "--output-format", "concise")
+    proc, _done = _run(project, "--no-color", "--format", "concise")
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert "GC101" in proc.stdout
     assert 'train.py:5: np.save("features.npy", np.zeros(3)): not written during the check' in proc.stdout
@@ -376,7 +377,7 @@ def test_a_refused_write_that_ends_the_script_says_the_check_ended_there(tmp_pat
     proc, _done = _run(project, "--no-color")
     assert _tree(project) == before
     assert (
-        "train.py:9: _io.FileIO(\"final.keras\", \"w\"): refused (PermissionError); the script failed there, "
+        'train.py:9: _io.FileIO("final.keras", "w"): refused (PermissionError); the script failed there, '
         "and the check ended there"
     ) in proc.stdout, proc.stdout + proc.stderr
     assert proc.returncode == 0  # the training was checked before
@@ -419,3 +420,39 @@ def test_keras2_writers_are_redirected(tmp_path):
     targets = {(k["line"], k["target"]) for k in json.loads(proc.stdout)["files"][0]["kept_out"]}
     assert {(10, "ckpts/tf_format"), (17, "log.csv"), (17, "ckpts/epoch1.h5"), (18, "final.keras")} <= targets
     assert (19, "saved_model_dir") in targets
+
+
+FIXABLE = """\
+import numpy as np
+import tensorflow as tf
+
+from helper import make_model  # a sibling module: the verification imports it too
+
+np.save("features.npy", np.zeros(3))
+model = make_model()
+states = np.random.rand(16, 4).astype("float32")
+actions = np.random.randint(0, 3, size=16)
+targets = np.random.rand(16).astype("float32")
+with tf.GradientTape() as tape:
+    q = model(states)
+    q_action = tf.cast(tf.argmax(q, axis=1), tf.float32)
+    loss = tf.reduce_mean(tf.square(targets - q_action))
+grads = tape.gradient(loss, model.trainable_variables)
+"""
+HELPER = """\
+import keras
+
+
+def make_model():
+    return keras.Sequential([keras.Input((4,)), keras.layers.Dense(3)])
+"""
+
+
+def test_diff_verifies_the_patch_from_a_temporary_directory(tmp_path):
+    project = _project(tmp_path, FIXABLE)
+    (project / "helper.py").write_text(HELPER)
+    before = _tree(project)
+    proc, _done = _run(project, "--no-color", "--diff")
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "+    q_action = tf.cast(tf.gather(q, actions, batch_dims=1), tf.float32)" in proc.stdout
+    assert _tree(project) == before  # no hidden copy beside train.py, nothing the patched run wrote

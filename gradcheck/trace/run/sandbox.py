@@ -451,17 +451,20 @@ _DIR_FD = {
 
 
 def _audit(event: str, args: tuple) -> None:
-    box = _ACTIVE
-    if box is None or box.off():
-        return
+    # called for every audit event of the process (sys._getframe, imports ...): the event first
     if event == "open":
-        path, _mode, flags = args
-        if isinstance(path, int) or not isinstance(flags, int) or not flags & _WRITE_FLAGS:
+        box = _ACTIVE
+        if box is None or box.off():
             return
-        _judge(box, path, None, event)
+        path, _mode, flags = args
+        if not isinstance(path, int) and isinstance(flags, int) and flags & _WRITE_FLAGS:
+            _judge(box, path, None, event)
         return
     positions = _AUDITED.get(event)
     if positions is None:
+        return
+    box = _ACTIVE
+    if box is None or box.off():
         return
     dir_fd_at = _DIR_FD.get(event)
     dir_fd = args[dir_fd_at] if dir_fd_at is not None and len(args) > dir_fd_at else None

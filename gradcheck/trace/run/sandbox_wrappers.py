@@ -345,7 +345,7 @@ def _wrap_checkpoint_reader(box: Sandbox, module) -> None:
     real = module.NewCheckpointReader
 
     @functools.wraps(real)
-    def NewCheckpointReader(filepattern, *args, **kwargs):  # noqa: N802 - TensorFlow's name
+    def NewCheckpointReader(filepattern, *args, **kwargs):
         return real(filepattern if box.off() else box.read_path(filepattern), *args, **kwargs)
 
     replace_everywhere(box, module, "NewCheckpointReader", NewCheckpointReader)
