@@ -456,3 +456,34 @@ def test_diff_verifies_the_patch_from_a_temporary_directory(tmp_path):
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert "+    q_action = tf.cast(tf.gather(q, actions, batch_dims=1), tf.float32)" in proc.stdout
     assert _tree(project) == before  # no hidden copy beside train.py, nothing the patched run wrote
+
+
+def test_the_precommit_trace_hook_changes_no_file(tmp_path):
+    from tests import test_precommit as pc
+
+    if pc.PRE_COMMIT is None or shutil.which("git") is None:
+        pytest.skip("needs pre-commit and git")
+    hook_repo = pc.hook_repo.__wrapped__(tmp_path_factory=_Factory(tmp_path))
+    script = KERAS_FIT.replace('os.environ["SANDBOX_DONE"]', '"/dev/null"')
+    files = {"train.py": script, **{name: f"the user's {name}\n" for name in SEEDED}}
+    project = pc._project(tmp_path / "project", hook_repo, files)
+    before = {k: v for k, v in _tree(project).items() if not k.startswith(".git/") and k != ".git"}
+    env = {"PRE_COMMIT_HOME": str(tmp_path / "home"), "PATH": f"{pc.BIN}{os.pathsep}{os.environ.get('PATH', '')}"}
+    command = [pc.PRE_COMMIT, "run", "gradcheck-trace", "--all-files", "--verbose", "--color", "never"]
+    result = pc._run(command, project, env)  # --verbose: the output of a hook that passed
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert 'model.save("final.keras"): not written during the check' in result.stdout
+    after = {k: v for k, v in _tree(project).items() if not k.startswith(".git/") and k != ".git"}
+    assert after == before
+
+
+class _Factory:
+    """``tmp_path_factory.mktemp`` for calling a module fixture's function directly."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    def mktemp(self, name: str) -> Path:
+        path = self.root / name
+        path.mkdir()
+        return path
