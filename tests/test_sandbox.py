@@ -487,3 +487,12 @@ class _Factory:
         path = self.root / name
         path.mkdir()
         return path
+
+
+def test_directory_walks_see_the_checks_view(box):
+    _sandbox, project = box
+    Path("new.txt").write_text("made\n")
+    os.remove("kept.txt")
+    walked = {name for _root, _dirs, files in os.walk(".") for name in files}  # next() on os.scandir
+    assert walked == {"new.txt", "inner.txt"}
+    assert sorted(p.name for p in Path(".").glob("*.txt")) == ["new.txt"]

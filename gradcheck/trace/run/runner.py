@@ -57,6 +57,7 @@ def run_file(
         if on_progress is not None and tracer.session is not None:
             partial = FileResult(shown, steps_checked=tracer.session.steps_checked)
             partial.findings = _relative(list(tracer.session.findings), abspath, shown)
+            partial.kept_out = box.kept_out({abspath: shown}, _START_DIR)
             on_progress(partial)
 
     tracer = _Tracer(

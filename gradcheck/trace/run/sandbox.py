@@ -77,7 +77,10 @@ class Sandbox:
     ``remove`` after (run_file is also called in-process, by tests and the Python API)."""
 
     def __init__(self, *, protect: Iterable[str] = (), allow: Iterable[str] = ()) -> None:
-        self.root = os.path.realpath(tempfile.mkdtemp(prefix="gradcheck-sandbox-"))
+        allow = list(allow)
+        # in the first allowed directory (the CLI's per-file one, removed by the parent even
+        # when a timeout kills the child), else in the temp directory
+        self.root = os.path.realpath(tempfile.mkdtemp(prefix="gradcheck-sandbox-", dir=allow[0] if allow else None))
         temp = os.path.realpath(tempfile.gettempdir())
         self._temps = _with_sep({temp, os.path.abspath(tempfile.gettempdir())})
         # a project that lives in the temp directory (tests, a scratch checkout) stays protected
@@ -392,8 +395,18 @@ class Sandbox:
         raise error
 
 
-class _Entries(list):
-    """A finished ``os.scandir`` listing: iterable and a context manager, as scandir's is."""
+class _Entries:
+    """A finished ``os.scandir`` listing: an iterator and a context manager, as scandir's is
+    (``os.walk`` calls ``next`` on it)."""
+
+    def __init__(self, entries: list) -> None:
+        self._entries = iter(entries)
+
+    def __iter__(self) -> _Entries:
+        return self
+
+    def __next__(self):
+        return next(self._entries)
 
     def __enter__(self) -> _Entries:
         return self
