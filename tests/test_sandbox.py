@@ -490,9 +490,24 @@ class _Factory:
 
 
 def test_directory_walks_see_the_checks_view(box):
-    _sandbox, project = box
     Path("new.txt").write_text("made\n")
     os.remove("kept.txt")
     walked = {name for _root, _dirs, files in os.walk(".") for name in files}  # next() on os.scandir
     assert walked == {"new.txt", "inner.txt"}
     assert sorted(p.name for p in Path(".").glob("*.txt")) == ["new.txt"]
+
+
+def test_library_caches_are_written_as_under_python(tmp_path, monkeypatch):
+    project = tmp_path / "project"
+    project.mkdir()
+    monkeypatch.setenv("KERAS_HOME", str(project / "keras-home"))  # inside the protected project
+    sandbox = Sandbox(protect=[str(project)])
+    sandbox.install()
+    try:
+        os.makedirs(project / "keras-home" / "datasets")
+        (project / "keras-home" / "datasets" / "mnist.npz").write_bytes(b"downloaded once")
+        (project / "model.keras").write_bytes(b"kept out")
+    finally:
+        sandbox.remove()
+    assert (project / "keras-home" / "datasets" / "mnist.npz").read_bytes() == b"downloaded once"
+    assert not (project / "model.keras").exists()

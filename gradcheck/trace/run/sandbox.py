@@ -24,7 +24,8 @@ One mechanism answers "where does this path live during the check" (``Sandbox.re
   check began) raises ``PermissionError`` instead, and is recorded as refused. Audit
   hooks cannot be removed; it is inert once the check ends.
 
-Child processes the script starts are not covered.
+Libraries' own caches and settings (Keras's home, ``~/.cache``, matplotlib's) are written
+as under python (``library_caches``). Child processes the script starts are not covered.
 """
 
 from __future__ import annotations
@@ -87,7 +88,10 @@ class Sandbox:
         self._protected = tuple(
             p for p in _with_sep(_both(protect)) if any(p.startswith(t) and p != t for t in self._temps)
         )
-        self._free = _with_sep({self.root, "/dev", "/proc", *_both(allow)})
+        caches = _with_sep(_both(library_caches()))
+        self._free = _with_sep({self.root, "/dev", "/proc", *_both(allow), *caches})
+        #: the folders above a cache, which a library may create first (``~/.config``)
+        self._above_caches = {os.path.dirname(c.rstrip(os.sep)) for c in caches}
         #: absolute paths whose truth is the shadow (a missing shadow: the path is gone)
         self._covered: set[str] = set()
         #: checkpoint prefixes written during the check (``dir/ckpt`` covers ``dir/ckpt-1.index``)
@@ -234,7 +238,7 @@ class Sandbox:
 
     def make_dir(self, path: Any, real: Callable, *args, **kwargs) -> Any:
         p = _local_path(path)
-        if p is None or self._is_free(p):
+        if p is None or self._is_free(p) or (p in self._above_caches and not self._is_covered(p)):
             return real(path, *args, **kwargs)
         if not self._is_covered(p):
             if os.path.lexists(p):
@@ -499,12 +503,23 @@ def _judge(box: Sandbox, path: Any, dir_fd: int | None, event: str) -> None:
         except OSError:
             return
     p = os.path.abspath(text)
-    if box._is_free(p):
+    if box._is_free(p) or (event == "os.mkdir" and p in box._above_caches):
         return
     box.refuse(p, f"{event} {text!r}")
 
 
 # -- helpers ----------------------------------------------------------------------------
+
+
+def library_caches() -> list[str]:
+    """Where libraries keep their own caches and settings, written as under python: Keras's
+    home (``keras.json``, downloaded datasets and weights), ``~/.cache`` and matplotlib's
+    font cache. Redirected, every check would download MNIST again."""
+    home = os.path.expanduser("~")
+    keras_home = os.environ.get("KERAS_HOME") or os.path.join(home, ".keras")
+    cache = os.environ.get("XDG_CACHE_HOME") or os.path.join(home, ".cache")
+    matplotlib = os.environ.get("MPLCONFIGDIR") or os.path.join(home, ".config", "matplotlib")
+    return [keras_home, cache, matplotlib] if home not in ("", "/", "~") else []
 
 
 def _local_path(path: Any) -> str | None:
