@@ -511,3 +511,15 @@ def test_library_caches_are_written_as_under_python(tmp_path, monkeypatch):
         sandbox.remove()
     assert (project / "keras-home" / "datasets" / "mnist.npz").read_bytes() == b"downloaded once"
     assert not (project / "model.keras").exists()
+
+
+def test_a_file_written_again_after_its_deletion_was_kept_out(box):
+    os.remove("dir/inner.txt")  # `if exists: remove` then save: the usual overwrite
+    Path("dir/inner.txt").write_text("new\n")
+    assert Path("dir/inner.txt").read_text() == "new\n"
+    shutil.rmtree("dir")
+    os.makedirs("dir")
+    Path("dir/again.txt").write_text("again\n")
+    assert os.listdir("dir") == ["again.txt"]
+    os.utime("kept.txt")  # a folder or file touched: its copy is
+    assert Path("kept.txt").read_text() == "original\n"

@@ -117,22 +117,22 @@ class Sandbox:
             return path
         return _like(path, self._shadow(p))
 
-    def write_path(self, path: Any, *, keep: bool, action: str = "written", tree: bool = False) -> Any:
+    def write_path(self, path: Any, *, keep: bool, action: str = "written") -> Any:
         """The path to write ``path`` at: its shadow (made on the first write, with the
-        original's content when ``keep``: an append, an ``r+``, a checkpoint directory)."""
+        original's content when ``keep``: an append, an ``r+``, a checkpoint directory; a
+        directory written without ``keep``, a summary writer's, starts empty)."""
         p = _local_path(path)
         if p is None or self._is_free(p):
             return path
         shadow = self._shadow(p)
-        if not self._is_covered(p):
-            with self.bypass():
-                self._make_parent(p)
-                if keep and os.path.lexists(p):
-                    if os.path.isdir(p) and tree:
-                        shutil.copytree(p, shadow, symlinks=True)
-                    elif os.path.isfile(p):
-                        shutil.copy2(p, shadow)
-            self._covered.add(p)
+        with self.bypass():
+            self._make_parent(p)  # also after a deletion of p's folder was kept out
+            if not self._is_covered(p):
+                if keep and os.path.isdir(p) and not os.path.islink(p):
+                    shutil.copytree(p, shadow, symlinks=True)
+                elif keep and os.path.isfile(p):
+                    shutil.copy2(p, shadow)
+                self._covered.add(p)
         self.record(p, action)
         return _like(path, shadow)
 
@@ -141,9 +141,10 @@ class Sandbox:
         p = _local_path(prefix)
         if p is None or self._is_free(p):
             return prefix
+        with self.bypass():
+            self._make_parent(p)
         if not self._is_covered(p):
             with self.bypass():
-                self._make_parent(p)
                 parent, base = os.path.split(p)
                 if os.path.isdir(parent) and not self._is_covered(parent):
                     for name in _real_listdir(parent):
@@ -208,7 +209,7 @@ class Sandbox:
             raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), os.fspath(path))
         if kind == "dir" and _real_listdir(p):
             raise OSError(errno.ENOTEMPTY, os.strerror(errno.ENOTEMPTY), os.fspath(path))
-        self._covered.add(p)  # its shadow does not exist: gone, for the rest of the check
+        self._whiteout(p)
         self.record(p, "deleted")
         return None
 
@@ -232,7 +233,7 @@ class Sandbox:
                 shutil.copytree(s, target, symlinks=True, dirs_exist_ok=True)
             else:
                 shutil.copy2(s, target)
-        self._covered.add(s)
+        self._whiteout(s)
         self.record(s, "moved")
         return None
 
@@ -243,10 +244,10 @@ class Sandbox:
         if not self._is_covered(p):
             if os.path.lexists(p):
                 raise FileExistsError(errno.EEXIST, os.strerror(errno.EEXIST), os.fspath(path))
-            with self.bypass():
-                self._make_parent(p)
             self._covered.add(p)
             self.record(p, "created")
+        with self.bypass():
+            self._make_parent(p)
         return real(_like(path, self._shadow(p)), *args, **kwargs)
 
     def make_tree(self, path: Any, real: Callable, *args) -> Any:
@@ -301,6 +302,17 @@ class Sandbox:
             return real(_like(pattern, self._shadow(p)), *args)
         found = [f for f in real(pattern, *args) if not self._is_covered(os.path.abspath(_text(f)))]
         return found + list(real(_like(pattern, self._shadow(p)), *args))
+
+    def _whiteout(self, p: str) -> None:
+        """``p`` is gone for the rest of the check: covered, with no shadow (the files the
+        check wrote into it before go too, as they would have)."""
+        shadow = self._shadow(p)
+        with self.bypass():
+            if os.path.isdir(shadow) and not os.path.islink(shadow):
+                shutil.rmtree(shadow)
+            elif os.path.lexists(shadow):
+                os.remove(shadow)
+        self._covered.add(p)
 
     def _gone(self, p: str) -> bool:
         return self._is_covered(p) and not os.path.lexists(self._shadow(p))

@@ -306,7 +306,7 @@ def _wrap_checkpoint_manager(box: Sandbox, module) -> None:
     @functools.wraps(real)
     def __init__(self, checkpoint, directory, *args, **kwargs):
         if not box.off():
-            directory = box.write_path(directory, keep=True, tree=True)
+            directory = box.write_path(directory, keep=True)
         return real(self, checkpoint, directory, *args, **kwargs)
 
     box.set(manager, "__init__", __init__)
@@ -318,7 +318,7 @@ def _wrap_saved_model_save(box: Sandbox, module) -> None:
     @functools.wraps(real)
     def save_and_return_nodes(obj, export_dir, *args, **kwargs):
         if not box.off():
-            export_dir = box.write_path(export_dir, keep=True, tree=True)
+            export_dir = box.write_path(export_dir, keep=True)
         return real(obj, export_dir, *args, **kwargs)
 
     box.set(module, "save_and_return_nodes", save_and_return_nodes)
