@@ -261,6 +261,8 @@ tf.io.gfile.makedirs("runs/one")
 assert tf.io.gfile.isdir("runs/one")
 tf.io.gfile.rmtree("olddir")
 assert not tf.io.gfile.exists("olddir")
+writer = tf.summary.create_file_writer("logs")  # an events file, written by C++
+writer.flush()
 with open(os.environ["SANDBOX_DONE"], "w") as fh:
     fh.write("ran to the end")
 x = np.random.rand(8, 4).astype("float32")
@@ -283,7 +285,7 @@ def test_tensorflow_writers_below_python_are_redirected(tmp_path):
     assert _tree(project) == before
     targets = {(k["line"], k["target"]) for k in json.loads(proc.stdout)["files"][0]["kept_out"]}
     assert {(9, "ckpts"), (13, "single"), (16, "log.csv"), (18, "metrics.json"), (19, "data.tfrecord")} <= targets
-    assert {(21, "exported"), (23, "runs")} <= targets
+    assert {(21, "exported"), (23, "runs"), (27, "logs")} <= targets
 
 
 BACKUP = """\
