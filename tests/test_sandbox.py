@@ -453,11 +453,12 @@ def make_model():
 def test_diff_verifies_the_patch_from_a_temporary_directory(tmp_path):
     project = _project(tmp_path, FIXABLE)
     (project / "helper.py").write_text(HELPER)
-    before = _tree(project)
+    before, folder_changed = _tree(project), project.stat().st_mtime_ns
     proc, _done = _run(project, "--no-color", "--diff")
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert "+    q_action = tf.cast(tf.gather(q, actions, batch_dims=1), tf.float32)" in proc.stdout
-    assert _tree(project) == before  # no hidden copy beside train.py, nothing the patched run wrote
+    assert _tree(project) == before  # nothing the patched run wrote
+    assert project.stat().st_mtime_ns == folder_changed  # no copy made (and removed) beside train.py
 
 
 def test_the_precommit_trace_hook_changes_no_file(tmp_path):
