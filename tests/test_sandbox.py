@@ -263,6 +263,10 @@ tf.io.gfile.rmtree("olddir")
 assert not tf.io.gfile.exists("olddir")
 writer = tf.summary.create_file_writer("logs")  # an events file, written by C++
 writer.flush()
+cached = tf.data.Dataset.range(4).cache("data.cache")
+assert list(cached.as_numpy_iterator()) == list(cached.as_numpy_iterator()) == [0, 1, 2, 3]
+tf.data.Dataset.range(3).save("saved_data")
+assert list(tf.data.Dataset.load("saved_data").as_numpy_iterator()) == [0, 1, 2]
 with open(os.environ["SANDBOX_DONE"], "w") as fh:
     fh.write("ran to the end")
 x = np.random.rand(8, 4).astype("float32")
@@ -285,7 +289,7 @@ def test_tensorflow_writers_below_python_are_redirected(tmp_path):
     assert _tree(project) == before
     targets = {(k["line"], k["target"]) for k in json.loads(proc.stdout)["files"][0]["kept_out"]}
     assert {(9, "ckpts"), (13, "single"), (16, "log.csv"), (18, "metrics.json"), (19, "data.tfrecord")} <= targets
-    assert {(21, "exported"), (23, "runs"), (27, "logs")} <= targets
+    assert {(21, "exported"), (23, "runs"), (27, "logs"), (29, "data.cache"), (31, "saved_data")} <= targets
 
 
 BACKUP = """\

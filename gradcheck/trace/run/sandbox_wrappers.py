@@ -351,6 +351,38 @@ def _wrap_checkpoint_reader(box: Sandbox, module) -> None:
     replace_everywhere(box, module, "NewCheckpointReader", NewCheckpointReader)
 
 
+def _wrap_dataset(box: Sandbox, module) -> None:
+    """``tf.data``'s files, written by C++: a ``cache`` file (a prefix: ``.index``, shards,
+    lock files beside it), ``save``/``snapshot`` directories and ``load``."""
+    dataset = module.DatasetV2
+    real_cache, real_save, real_snapshot = dataset.cache, dataset.save, dataset.snapshot
+    real_load = dataset.__dict__["load"].__func__
+
+    @functools.wraps(real_cache)
+    def cache(self, filename="", *args, **kwargs):
+        if not box.off() and filename:
+            filename = box.write_prefix(filename)
+        return real_cache(self, filename, *args, **kwargs)
+
+    def writing_dir(real):
+        @functools.wraps(real)
+        def call(self, path, *args, **kwargs):
+            if not box.off():
+                path = box.write_path(path, keep=True)
+            return real(self, path, *args, **kwargs)
+
+        return call
+
+    @functools.wraps(real_load)
+    def load(path, *args, **kwargs):
+        return real_load(path if box.off() else box.read_path(path), *args, **kwargs)
+
+    box.set(dataset, "cache", cache)
+    box.set(dataset, "save", writing_dir(real_save))
+    box.set(dataset, "snapshot", writing_dir(real_snapshot))
+    box.set(dataset, "load", staticmethod(load))
+
+
 def _wrap_summary(box: Sandbox, module) -> None:
     real = module.create_summary_file_writer
 
@@ -415,6 +447,7 @@ _LIBRARIES = (
     ("tensorflow.python.saved_model.load", _wrap_saved_model_load),
     ("tensorflow.python.training.py_checkpoint_reader", _wrap_checkpoint_reader),
     ("tensorflow.python.ops.gen_summary_ops", _wrap_summary),
+    ("tensorflow.python.data.ops.dataset_ops", _wrap_dataset),
     ("tensorflow.python.lib.io.tf_record", _wrap_tf_record),
     ("tensorflow.python.ops.gen_io_ops", _wrap_io_ops),
 )
