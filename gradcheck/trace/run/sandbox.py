@@ -18,7 +18,8 @@ One mechanism answers "where does this path live during the check" (``Sandbox.re
   still a Python value: ``tf.io.gfile`` (its pybind module, so TensorFlow's own Python uses
   it too), checkpoint saves and restores (``TrackableSaver``: ``tf.train.Checkpoint``,
   tf_keras's TF-format weights), ``CheckpointManager``'s directory, SavedModel save/load,
-  summary writers, ``TFRecordWriter``, ``tf.io.write_file`` and ``h5py.File``.
+  summary writers, ``TFRecordWriter``, ``tf.io.write_file``, ``tf.data``'s cache/save/snapshot
+  files and ``h5py.File``.
 - A ``sys.addaudithook`` safety net: a write or deletion outside the throwaway places that
   reached Python's own ``open``/``os`` without the redirect (a function bound before the
   check began) raises ``PermissionError`` instead, and is recorded as refused. Audit
