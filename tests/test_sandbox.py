@@ -530,3 +530,66 @@ def test_a_file_written_again_after_its_deletion_was_kept_out(box):
     assert os.listdir("dir") == ["again.txt"]
     os.utime("kept.txt")  # a folder or file touched: its copy is
     assert Path("kept.txt").read_text() == "original\n"
+
+
+# -- the report -------------------------------------------------------------------------------
+
+
+def _kept_report():
+    from gradcheck.findings import FileResult, KeptOut
+    from gradcheck.report import Report
+
+    kept = [KeptOut("train.py", 10 + i, f"np.save('f{i}.npy', x)", f"f{i}.npy", "written") for i in range(6)]
+    kept.append(KeptOut("train.py", 30, '_io.FileIO("final.keras", "w")', "final.keras", "refused", True, True))
+    return Report([FileResult("train.py", steps_checked=1, kept_out=kept, kept_out_more=4)])
+
+
+def test_the_text_lists_a_few_calls_and_says_how_many_more():
+    from gradcheck.output import render
+
+    text = render(_kept_report(), "full")
+    assert "train.py:10: np.save('f0.npy', x): not written during the check" in text
+    assert "train.py:14:" not in text  # five shown, the refusal that ended the check among them
+    assert (
+        'train.py:30: _io.FileIO("final.keras", "w"): refused (PermissionError); the script failed there, '
+        "and the check ended there"
+    ) in text
+    assert "... and 6 more kept off the disk (--format json lists them)" in text
+
+
+def test_kept_out_is_additive_in_json_and_a_note_in_sarif():
+    import jsonschema
+
+    from gradcheck.findings import FileResult
+    from gradcheck.output import render
+    from tests.conftest import ROOT
+
+    report = _kept_report()
+    data = json.loads(render(report, "json"))
+    schema = json.loads((ROOT / "gradcheck" / "schema" / "report-v1.json").read_text(encoding="utf-8"))
+    jsonschema.validate(data, schema, cls=jsonschema.Draft202012Validator)
+    (file,) = data["files"]
+    assert len(file["kept_out"]) == 7 and file["kept_out_more"] == 4
+    assert file["kept_out"][-1] == {
+        "path": "train.py",
+        "line": 30,
+        "call": '_io.FileIO("final.keras", "w")',
+        "target": "final.keras",
+        "action": "refused",
+        "ended": True,
+    }
+    assert FileResult.from_json(file).kept_out == report.files[0].kept_out  # the child's result, read back
+    assert (
+        "kept_out"
+        not in json.loads(render(type(report)([FileResult("clean.py", steps_checked=1)]), "json"))["files"][0]
+    )
+
+    sarif = json.loads(render(report, "sarif"))
+    (invocation,) = sarif["runs"][0]["invocations"]
+    assert invocation["executionSuccessful"] is True
+    notes = invocation["toolExecutionNotifications"]
+    assert len(notes) == 7 and {n["level"] for n in notes} == {"note"}
+    assert notes[0]["message"]["text"] == "np.save('f0.npy', x): f0.npy not written during the check"
+    assert notes[0]["locations"][0]["physicalLocation"]["region"] == {"startLine": 10}
+    schema = json.loads((ROOT / "tests" / "data" / "sarif-schema-2.1.0.json").read_text(encoding="utf-8"))
+    jsonschema.validators.validator_for(schema)(schema).validate(sarif)

@@ -114,8 +114,12 @@ def kept_out_lines(result: FileResult, color: bool = False) -> list[str]:
     groups: dict[tuple, list[KeptOut]] = {}
     for record in result.kept_out:
         groups.setdefault((record.path, record.line, record.call, record.action), []).append(record)
+    # the call whose refusal ended the check is always shown
+    ended = [key for key, records in groups.items() if any(r.ended for r in records)]
+    others = [key for key in groups if key not in ended][: max(0, KEPT_OUT_SHOWN - len(ended))]
+    shown = set(ended + others)
     lines = []
-    for (path, line, call, action), records in list(groups.items())[:KEPT_OUT_SHOWN]:
+    for (path, line, call, action), records in [(k, v) for k, v in groups.items() if k in shown]:
         where = _style(f"{path}:{line}:" if path else f"{result.path}:", color, bold=True)
         named = [r.target for r in records if not call or r.target.rsplit("/", 1)[-1] not in call]
         what = f"{', '.join(named)} " if named else ""
@@ -126,7 +130,7 @@ def kept_out_lines(result: FileResult, color: bool = False) -> list[str]:
         if any(r.ended for r in records):
             text += "; the script failed there, and the check ended there"
         lines.append(f"{where} {call + ': ' if call else ''}{text}")
-    hidden = max(0, len(groups) - KEPT_OUT_SHOWN) + result.kept_out_more
+    hidden = len(groups) - len(shown) + result.kept_out_more
     if hidden:
         lines.append(f"... and {hidden} more kept off the disk (--format json lists them)")
     return lines
