@@ -187,6 +187,45 @@ class CheckError:
         return cls(code=data["code"], message=data["message"])
 
 
+@dataclass
+class KeptOut:
+    """A write or deletion outside the check's throwaway places that the check kept off the
+    user's disk: ``path:line`` is the user's call (``call`` its text), ``target`` the file it
+    meant, ``action`` what did not happen to it (written, deleted, moved, created) or
+    ``refused`` (the script got a PermissionError). ``ended``: that refusal made the script
+    fail, and the check ended there."""
+
+    path: str
+    line: int
+    call: str
+    target: str
+    action: str
+    refused: bool = False
+    ended: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "line": self.line,
+            "call": self.call,
+            "target": self.target,
+            "action": self.action,
+            "ended": self.ended,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> KeptOut:
+        return cls(
+            path=data.get("path", ""),
+            line=data.get("line", 0),
+            call=data.get("call", ""),
+            target=data["target"],
+            action=data["action"],
+            refused=data["action"] == "refused",
+            ended=bool(data.get("ended", False)),
+        )
+
+
 #: FileResult.status values. PARTIAL: checked, but a training entry point of the file was
 #: never reached (GC905), so "no findings" would say more than was checked.
 CHECKED, ERROR, TIMEOUT, SKIPPED, PARTIAL = "checked", "error", "timeout", "skipped", "partial"
@@ -225,6 +264,11 @@ class FileResult:
             message += f" ({self.ended})"
         return CheckError("GC905", message)
 
+    #: what the script tried to write or delete outside the throwaway places (not done)
+    kept_out: list[KeptOut] = field(default_factory=list)
+    #: more such calls than ``kept_out`` lists
+    kept_out_more: int = 0
+
     def to_json(self) -> dict[str, Any]:
         data = {
             "path": self.path,
@@ -239,6 +283,9 @@ class FileResult:
                 "not_reached": [entry.to_json() for entry in self.not_reached],
                 "ended": self.ended,
             }
+        if self.kept_out or self.kept_out_more:  # additive: absent when nothing was kept out
+            data["kept_out"] = [k.to_json() for k in self.kept_out]
+            data["kept_out_more"] = self.kept_out_more
         return data
 
     @classmethod
@@ -253,4 +300,6 @@ class FileResult:
             trainings=(data.get("trainings") or {}).get("entry_points", 0),
             not_reached=[EntryPoint.from_json(e) for e in (data.get("trainings") or {}).get("not_reached", [])],
             ended=(data.get("trainings") or {}).get("ended"),
+            kept_out=[KeptOut.from_json(k) for k in data.get("kept_out", [])],
+            kept_out_more=data.get("kept_out_more", 0),
         )

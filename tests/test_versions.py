@@ -226,12 +226,15 @@ for step in range(3):
 @pytest.mark.keras2
 @pytest.mark.skipif(not HAS_TF_KERAS, reason="tf_keras is not installed")
 def test_a_check_of_a_tf_keras_script_does_not_train(tmp_path, source, env):
-    script = tmp_path / "train.py"
+    script = tmp_path / "project" / "train.py"
+    script.parent.mkdir()
     script.write_text(source, encoding="utf-8")
-    proc = run_cli("--format", "json", str(script), "--", str(tmp_path), env=env)
+    out = tmp_path / "out"  # in the temp directory, outside the project: written for real during a check
+    out.mkdir()
+    proc = run_cli("--format", "json", str(script), "--", str(out), env=env)
     (record,) = _json(proc)["files"]
     assert record["error"] is None and record["findings"] == [] and record["steps_checked"] == 1, proc.stdout
-    before, after = np.load(tmp_path / "before.npy"), np.load(tmp_path / "after.npy")
+    before, after = np.load(out / "before.npy"), np.load(out / "after.npy")
     np.testing.assert_array_equal(before, after)
 
 

@@ -1,12 +1,15 @@
 """Verification: a patch is shown only after the same engine that found the problem ran
 again on the patched code and found it gone, with nothing new.
 
-The patched text goes to a hidden copy beside the original (``.NAME.gradcheck-fix-XXXX.py``:
-the script's own directory stays first on ``sys.path``, so its sibling imports and the data
-files it opens relative to ``__file__`` are found as before), which is checked in a child
-process exactly as the CLI checks a file (``gradcheck.check.run_child``, same ``--steps``,
-``--timeout`` and ``--allow-none``), or statically with ``--static``. The copy is removed
-afterwards. TensorFlow is never imported in this process.
+The verification runs the script once more. The patched text goes to a temporary directory,
+under the original's name, beside links to everything else in the original's directory: the
+script's directory (now this one) stays first on ``sys.path``, so its sibling imports and the
+data files it opens relative to ``__file__`` are found as before, and nothing is written
+beside the user's file. It is checked in a child process exactly as the CLI checks a file
+(``gradcheck.check.run_child``, same ``--steps``, ``--timeout`` and ``--allow-none``, under the
+same sandbox: nothing the patched script writes reaches the disk), or statically with
+``--static``. The directory is removed afterwards. TensorFlow is never imported in this
+process.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import os
+import shutil
 import tempfile
 from dataclasses import dataclass
 
@@ -36,14 +40,12 @@ class Target:
 
 def check_text(target: Target, text: str, options: Options) -> FileResult:
     """Check ``text`` as if it were ``target``'s file (findings carry ``target.display``)."""
-    directory = os.path.dirname(os.path.abspath(target.path))
-    stem = os.path.splitext(os.path.basename(target.path))[0]
+    directory, name = os.path.split(os.path.abspath(target.path))
+    workdir = os.path.realpath(tempfile.mkdtemp(prefix="gradcheck-fix-"))
+    copy = os.path.join(workdir, name)
     try:
-        fd, copy = tempfile.mkstemp(prefix=f".{stem}.gradcheck-fix-", suffix=".py", dir=directory)
-    except OSError:  # a read-only directory: a copy elsewhere (sibling imports may then fail)
-        fd, copy = tempfile.mkstemp(prefix=f"{stem}.gradcheck-fix-", suffix=".py")
-    try:
-        with os.fdopen(fd, "w", encoding=target.encoding, newline="") as fh:
+        _link_siblings(directory, workdir, name)
+        with open(copy, "w", encoding=target.encoding, newline="") as fh:
             fh.write(text)
         if options.static:
             from gradcheck.static import check_file
@@ -55,10 +57,36 @@ def check_text(target: Target, text: str, options: Options) -> FileResult:
                     finding.path = target.display
             return result
         spec = f"{copy}::{target.function}" if target.function else copy
-        return run_child(spec, _quiet(options), display=target.display)
+        return _from_original(run_child(spec, _quiet(options), display=target.display), workdir, directory)
     finally:
         with contextlib.suppress(OSError):
-            os.unlink(copy)
+            shutil.rmtree(workdir)  # the links only: rmtree never follows them
+
+
+def _link_siblings(directory: str, workdir: str, name: str) -> None:
+    """Links to the original's neighbours (helper modules, packages, data files), where the
+    platform has symlinks; without them, sibling imports of the patched copy may fail and
+    the patch is then not shown."""
+    try:
+        entries = os.listdir(directory)
+    except OSError:
+        return
+    for entry in entries:
+        if entry != name and entry != "__pycache__":
+            with contextlib.suppress(OSError):
+                os.symlink(os.path.join(directory, entry), os.path.join(workdir, entry))
+
+
+def _from_original(result: FileResult, workdir: str, directory: str) -> FileResult:
+    """A finding in a sibling module names it where the user has it, not through the link."""
+    prefix = workdir + os.sep
+    for finding in result.findings:
+        path = os.path.abspath(finding.path)
+        if path.startswith(prefix):
+            original = os.path.join(directory, path[len(prefix) :])
+            relative = os.path.relpath(original)
+            finding.path = original if relative.startswith("..") else relative
+    return result
 
 
 def _quiet(options: Options) -> Options:

@@ -18,7 +18,7 @@ from urllib.parse import quote
 
 from gradcheck import links
 from gradcheck._version import __version__
-from gradcheck.findings import SKIPPED, FileResult, Finding
+from gradcheck.findings import SKIPPED, FileResult, Finding, KeptOut
 from gradcheck.output.text import chain_text
 from gradcheck.rules import RULES, Rule
 
@@ -57,12 +57,13 @@ def sarif_log(report) -> dict[str, Any]:
     results = [_result(f, rule_index, artifacts) for f in report.findings]
     _add_fingerprints(report.findings, results)
     notifications = [_notification(r, notification_index, artifacts) for r in report.files if r.notice is not None]
+    kept_out = [_kept_out(r, k, artifacts) for r in report.files for k in r.kept_out]
     invocation: dict[str, Any] = {
         "executionSuccessful": not report.errors,  # a file checked in part (GC905) was analysed
         "workingDirectory": {"uri": _dir_uri(Path.cwd())},
     }
-    if notifications:
-        invocation["toolExecutionNotifications"] = notifications
+    if notifications or kept_out:
+        invocation["toolExecutionNotifications"] = notifications + kept_out
     return {
         "$schema": SARIF_SCHEMA,
         "version": SARIF_VERSION,
@@ -245,6 +246,21 @@ def _notification(result: FileResult, notification_index: dict[str, int], artifa
         "descriptor": {"id": notice.code, "index": notification_index.get(notice.code, -1)},
         "locations": [{"physicalLocation": {"artifactLocation": artifacts.location(result.path)}}],
         "properties": {"status": result.status},
+    }
+
+
+def _kept_out(result: FileResult, kept: KeptOut, artifacts: _Artifacts) -> dict[str, Any]:
+    """A write or deletion the check kept off the disk, as a note (not an alert: the script
+    is not wrong to save its model)."""
+    done = "refused" if kept.action == "refused" else f"not {kept.action} during the check"
+    location: dict[str, Any] = {"artifactLocation": artifacts.location(kept.path or result.path)}
+    if kept.line > 0:
+        location["region"] = {"startLine": kept.line}
+    return {
+        "level": "note",
+        "message": {"text": f"{kept.call + ': ' if kept.call else ''}{kept.target} {done}"},
+        "locations": [{"physicalLocation": location}],
+        "properties": {"keptOut": kept.to_json()},
     }
 
 

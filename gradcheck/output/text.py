@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from gradcheck.findings import FileResult, Finding
+from gradcheck.findings import FileResult, Finding, KeptOut
 from gradcheck.sourcemap import source_line
 
 _CONTEXT = 1  # source lines shown above and below the culprit
@@ -106,6 +106,38 @@ def diff_line(line: str, color: bool) -> str:
     return line
 
 
+#: kept-out calls shown per file; ``--format json`` lists up to 50
+KEPT_OUT_SHOWN = 5
+
+
+def kept_out_lines(result: FileResult, color: bool = False) -> list[str]:
+    """``train.py:88: model.save('final.keras'): not written during the check``: what the
+    check kept off the user's disk, one line per call (its files together), capped."""
+    groups: dict[tuple, list[KeptOut]] = {}
+    for record in result.kept_out:
+        groups.setdefault((record.path, record.line, record.call, record.action), []).append(record)
+    # the call whose refusal ended the check is always shown
+    ended = [key for key, records in groups.items() if any(r.ended for r in records)]
+    others = [key for key in groups if key not in ended][: max(0, KEPT_OUT_SHOWN - len(ended))]
+    shown = set(ended + others)
+    lines = []
+    for (path, line, call, action), records in [(k, v) for k, v in groups.items() if k in shown]:
+        where = _style(f"{path}:{line}:" if path else f"{result.path}:", color, bold=True)
+        named = [r.target for r in records if not call or r.target.rsplit("/", 1)[-1] not in call]
+        what = f"{', '.join(named)} " if named else ""
+        if action == "refused":
+            text = f"{what}refused (PermissionError)"
+        else:
+            text = f"{what}not {action} during the check"
+        if any(r.ended for r in records):
+            text += "; the script failed there, and the check ended there"
+        lines.append(f"{where} {call + ': ' if call else ''}{text}")
+    hidden = len(groups) - len(shown) + result.kept_out_more
+    if hidden:
+        lines.append(f"... and {hidden} more kept off the disk (--format json lists them)")
+    return lines
+
+
 def render_findings(findings: list[Finding], color: bool = False) -> str:
     return "\n\n".join(render_finding(f, color) for f in findings)
 
@@ -116,6 +148,8 @@ def render_full(report, color: bool = False) -> str:
         if result.notice is not None:
             blocks.append(error_line(result, color))
         blocks += [render_finding(f, color) for f in sorted(result.findings, key=Finding.sort_key)]
+        if result.kept_out or result.kept_out_more:
+            blocks.append("\n".join(kept_out_lines(result, color)))
     return "\n\n".join(blocks) + ("\n" if blocks else "")
 
 
@@ -128,4 +162,5 @@ def render_concise(report, color: bool = False) -> str:
             lines.append(header(finding, color))
             if finding.patch is not None and finding.patch.verified:
                 lines += patch_lines(finding, color, "  = ")
+        lines += kept_out_lines(result, color)
     return "\n".join(lines) + ("\n" if lines else "")

@@ -140,6 +140,7 @@ def main(argv: list[str] | None = None) -> None:
         want_graph=args.graph,
         show_traceback=True,
         check_custom_gradients=args.check_custom_gradients,
+        allow_writes=[os.path.dirname(os.path.abspath(args.result))],  # the result, written as the check goes
     )
     _write(args.result, result)
     sys.stdout.flush()

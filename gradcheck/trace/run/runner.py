@@ -21,6 +21,7 @@ from gradcheck import notebook
 from gradcheck.findings import ERROR, PARTIAL, CheckError, FileResult
 from gradcheck.trace.record import frames  # imports no TensorFlow
 from gradcheck.trace.record.errors import StopCheck  # imports no TensorFlow
+from gradcheck.trace.run import sandbox
 from gradcheck.trace.run.lazy import TensorFlowImportHook
 
 if TYPE_CHECKING:
@@ -43,11 +44,13 @@ def run_file(
     want_graph: bool = False,
     show_traceback: bool = False,
     check_custom_gradients: bool = False,
+    allow_writes: Iterable[str] = (),
 ) -> FileResult:
     """Run ``path`` as ``__main__`` (like ``python path``), or import it and check what
     ``function()`` returns, with the tracer installed. ``on_progress`` gets the result so
     far after every checked gradient; ``show_traceback`` prints the script's traceback to
-    stderr when it fails (the CLI's child does, for ``-v``)."""
+    stderr when it fails (the CLI's child does, for ``-v``). Nothing outside the temp
+    directory and ``allow_writes`` is written or deleted meanwhile (``sandbox``)."""
     shown = display_path or path
     result = FileResult(path=shown)
     abspath = os.path.abspath(path)
@@ -60,6 +63,7 @@ def run_file(
             partial = FileResult(shown, steps_checked=tracer.session.steps_checked)
             partial.findings = _relative(list(tracer.session.findings), abspath, shown)
             _not_reached(partial, reach, "the run was stopped before reaching it")
+            partial.kept_out = box.kept_out({abspath: shown}, _START_DIR)
             on_progress(partial)
 
     tracer = _Tracer(
@@ -79,6 +83,8 @@ def run_file(
     sys.path.insert(0, os.path.dirname(abspath))
     main_module = sys.modules.get("__main__")
     hook = TensorFlowImportHook(tracer.ready)
+    box = sandbox.Sandbox(protect=(os.path.dirname(abspath), os.getcwd()), allow=allow_writes)
+    box.install()
     try:
         if "tensorflow" in sys.modules:  # the Python API or a test: TensorFlow is already there
             tracer.ready("tensorflow")
@@ -99,6 +105,7 @@ def run_file(
     except KeyboardInterrupt:
         raise
     except BaseException as error:  # noqa: BLE001 - every failure becomes a one-line reason
+        box.failed(error)
         session = tracer.session
         went_on = session is not None and (tracer.continued or session.ran_on)
         if went_on and (reach is not None or not session.findings):
@@ -114,6 +121,7 @@ def run_file(
     finally:
         hook.remove()
         tracer.stop()
+        box.remove()
         sys.argv, sys.path[:] = saved_argv, saved_path
         if main_module is not None:
             sys.modules["__main__"] = main_module
@@ -121,6 +129,7 @@ def run_file(
     found = list(session.findings) if session is not None else []
     result.findings = _relative(found + result.findings, abspath, shown)
     result.steps_checked = session.steps_checked if session is not None else 0
+    result.kept_out, result.kept_out_more = box.kept_out({abspath: shown}, _START_DIR), box.more
     if result.error is None and not tracer.gradient_calls and not result.findings:
         result.error = CheckError("GC902", _no_gradient_message(abspath, function))
     if session is not None and session.internal_errors and result.error is None and not result.findings:
@@ -186,6 +195,7 @@ class _Tracer:
             self._busy = False
 
     def _ready(self) -> None:
+        sandbox.libraries_ready()  # the writers of TensorFlow, Keras and h5py go through the sandbox too
         from gradcheck.trace.capture import hooks
         from gradcheck.trace.capture.session import Session
 
