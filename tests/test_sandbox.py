@@ -307,6 +307,7 @@ model.save_weights("w.weights.h5")
 model.save("final.keras")
 with open(os.environ["SANDBOX_DONE"], "w") as fh:
     fh.write("ran to the end")
+model.fit(x, y, epochs=1, verbose=0)  # a second training: the check runs on to it
 """
 
 
@@ -374,6 +375,7 @@ model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(1)])
 model.compile("sgd", "mse")
 model.fit(x, x[:, :1], batch_size=4, epochs=2, verbose=0)  # cut short at its checked step
 _io.FileIO("final.keras", "w")  # below the redirect: refused
+model.fit(x, x[:, :1], epochs=1, verbose=0)  # a second training, which the refusal keeps the run from
 """
 
 
@@ -386,7 +388,10 @@ def test_a_refused_write_that_ends_the_script_says_the_check_ended_there(tmp_pat
         'train.py:9: _io.FileIO("final.keras", "w"): refused (PermissionError); the script failed there, '
         "and the check ended there"
     ) in proc.stdout, proc.stdout + proc.stderr
-    assert proc.returncode == 0  # the training was checked before
+    # the first training was checked; the refusal kept the run from the second (GC905)
+    assert "GC905 checked 1 of 2 training entry points; not reached: train.py:10 (model.fit)" in proc.stdout
+    assert "PermissionError" in proc.stdout
+    assert proc.returncode == 2
 
 
 KERAS2 = """\
