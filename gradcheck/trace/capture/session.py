@@ -28,7 +28,7 @@ from gradcheck.trace.record import _tf, frames
 from gradcheck.trace.record import graph as graph_mode
 from gradcheck.trace.record.dataflow import function_base_name
 from gradcheck.trace.record.eager import EagerRecorder
-from gradcheck.trace.record.errors import StopCheck
+from gradcheck.trace.record.errors import stop_program
 from gradcheck.trace.values import mailbox
 
 #: How many more times than the budget an inner gradient call may run under an outer tape
@@ -159,7 +159,7 @@ class Session:
             if outer and self.site_counts[site] < self.steps + NESTED_REPEATS:
                 self.site_counts[site] += 1
                 return False
-            raise StopCheck()
+            raise stop_program()
         self.site_counts[site] += 1
         return True
 
@@ -172,7 +172,7 @@ class Session:
             return -1
         runs = self.checked_graphs[graph]
         if self.steps is not None and runs >= self.steps:
-            raise StopCheck()
+            raise stop_program()
         self.checked_graphs[graph] = runs + 1
         return runs
 
