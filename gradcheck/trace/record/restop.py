@@ -78,8 +78,10 @@ def disarm() -> None:
     """Stop re-stopping (the runner caught the stop, or a ``fit`` cut short lets the program
     go on): trace and profile functions as they were, no stop pending for this thread."""
     global _guard
-    with _lock:
+    with _lock:  # no stop is sent to this thread after this, and one not yet delivered is dropped
         guard, _guard = _guard, None
+        if guard is not None and guard.owner_told and threading.get_ident() == guard.owner:
+            _set_async_exc(guard.owner, None)
     errors.set_stop_hook(None)
     if guard is None:
         return
@@ -92,8 +94,6 @@ def disarm() -> None:
         if threading.excepthook is _thread_ended:
             threading.excepthook = guard.saved_threading[2]
         guard.raised_at.clear()
-    if guard.owner_told and threading.get_ident() == guard.owner:
-        _set_async_exc(guard.owner, None)  # one not yet delivered is dropped
 
 
 def resume() -> None:
@@ -103,6 +103,8 @@ def resume() -> None:
         return
     disarm()
     StopGuard().__enter__()
+    if _guard is not None:  # still the program's thread, and what to put back at its end
+        _guard.owner, _guard.saved = guard.owner, guard.saved
 
 
 def _arm(frame: FrameType | None) -> None:
@@ -129,10 +131,9 @@ def _thread_ended(args) -> None:
     sys.setprofile(None)  # first: the profile function would switch the trace function on again
     sys.settrace(None)
     with _lock:
-        tell = threading.get_ident() != guard.owner and not guard.owner_told and _guard is guard
-        guard.owner_told = guard.owner_told or tell
-    if tell:
-        _set_async_exc(guard.owner, _RemoteStop)
+        if threading.get_ident() != guard.owner and not guard.owner_told and _guard is guard:
+            guard.owner_told = True
+            _set_async_exc(guard.owner, _RemoteStop)
 
 
 def _arm_thread(frame: FrameType | None) -> None:
