@@ -479,7 +479,12 @@ def worker_not_joined():
         log("main swallowed")
     log("main end")
 
-{"epochs": epochs, "loop": loop, "finally": with_finally, "worker": worker, "free": worker_not_joined}[sys.argv[1]]()
+def main_ends():
+    threading.Thread(target=epochs).start()  # python waits for it before it exits
+
+scenarios = {"epochs": epochs, "loop": loop, "finally": with_finally, "worker": worker, "free": worker_not_joined}
+scenarios["ends"] = main_ends
+scenarios[sys.argv[1]]()
 """
 
 RUN_RESTOP = """\
@@ -500,6 +505,7 @@ print(result.error.code)
         ("finally", ["step", "closed", "finally"]),
         ("worker", ["step"]),
         ("free", ["step"]),
+        ("ends", ["step"]),
     ],
 )
 def test_the_restop_on_every_python_version(tmp_path, scenario, progress):

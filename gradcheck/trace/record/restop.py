@@ -94,6 +94,7 @@ def disarm() -> None:
         if threading.excepthook is _thread_ended:
             threading.excepthook = guard.saved_threading[2]
         guard.raised_at.clear()
+        _BLOCKS.clear()  # the next program may be an edited copy of the same file
 
 
 def resume() -> None:
