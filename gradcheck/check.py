@@ -190,7 +190,8 @@ def _precheck(path: str) -> FileResult | None:
 
 def child_command(target: str, options: Options, result_path: str, display: str | None = None) -> list[str]:
     path, function = discover.split_target(target)
-    cmd = [sys.executable, "-m", "gradcheck.trace.run.child", "--result", result_path, "--steps", str(options.steps)]
+    cmd = [sys.executable, *interpreter_flags(), "-m", "gradcheck.trace.run.child"]
+    cmd += ["--result", result_path, "--steps", str(options.steps)]
     for pattern in options.allow_none:
         cmd += ["--allow-none", pattern]
     if options.graph:
@@ -201,6 +202,41 @@ def child_command(target: str, options: Options, result_path: str, display: str 
         cmd += ["--function", function]
     cmd += ["--display-path", display or path, "--", path, *options.argv]
     return cmd
+
+
+def interpreter_flags() -> list[str]:
+    """The flags this Python was started with that the script can see (``sys.flags``,
+    ``sys.warnoptions``, ``sys._xoptions``): ``python -W error -m gradcheck t.py`` runs the
+    script as ``python -W error t.py`` would."""
+    flags = sys.flags
+    out = ["-O"] * flags.optimize + ["-b"] * flags.bytes_warning
+    for name, flag in (("dont_write_bytecode", "-B"), ("no_user_site", "-s"), ("safe_path", "-P")):
+        if getattr(flags, name, False) and not flags.isolated:
+            out.append(flag)
+    if flags.isolated:
+        out.append("-I")  # implies -E -s -P
+    elif flags.ignore_environment:
+        out.append("-E")
+    for name, value in sys._xoptions.items():
+        out += ["-X", name if value is True else f"{name}={value}"]
+    return out + [f"-W{option}" for option in _command_line_warnoptions()]
+
+
+def _command_line_warnoptions() -> list[str]:
+    """``sys.warnoptions`` less what the child makes again by itself: ``-X dev``'s first
+    ``default``, ``PYTHONWARNINGS`` (the child has the same environment) and ``-b``'s last
+    BytesWarning filter."""
+    options = list(sys.warnoptions)
+    if sys.flags.dev_mode and options[:1] == ["default"]:
+        options = options[1:]
+    env = os.environ.get("PYTHONWARNINGS") if not sys.flags.ignore_environment else None
+    if env:
+        from_env = [part for part in env.split(",") if part]
+        if options[: len(from_env)] == from_env:
+            options = options[len(from_env) :]
+    if sys.flags.bytes_warning and options and options[-1].endswith("::BytesWarning"):
+        options = options[:-1]
+    return options
 
 
 #: Children are started one at a time (``-j`` runs them in parallel once started): forking
@@ -232,8 +268,9 @@ def run_child(
         return _error(shown, "GC901", reason)
     with tempfile.TemporaryDirectory(prefix="gradcheck-") as tmp:
         result_path = os.path.join(tmp, "result.json")
+        # the script's environment as under python (no TF_CPP_MIN_LOG_LEVEL: it may set its
+        # own default); TensorFlow's log lines go to the captured output, shown only by -v
         env = dict(os.environ)
-        env.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
         env.setdefault("PYTHONUNBUFFERED", "1")
         ask_read, ask_write = os.pipe()  # "where are you?", answered by a thread of the child
         env[WHERE_FD] = str(ask_read)

@@ -29,7 +29,7 @@ from gradcheck.trace.record import _tf, frames
 from gradcheck.trace.record import graph as graph_mode
 from gradcheck.trace.record.dataflow import function_base_name
 from gradcheck.trace.record.eager import EagerRecorder
-from gradcheck.trace.record.errors import StopCheck
+from gradcheck.trace.record.errors import stop_program
 from gradcheck.trace.values import mailbox
 
 #: How many more times than the budget an inner gradient call may run under an outer tape
@@ -181,7 +181,7 @@ class Session:
                 return False
             if self.runs_on():
                 return False
-            raise StopCheck()
+            raise stop_program()
         self.site_counts[site] += 1
         return True
 
@@ -196,7 +196,7 @@ class Session:
         if self.steps is not None and runs >= self.steps:
             if self.runs_on():
                 return runs  # runs on as a step already checked, not counted
-            raise StopCheck()
+            raise stop_program()
         self.checked_graphs[graph] = runs + 1
         return runs
 

@@ -1,9 +1,10 @@
 """The child process that checks one file: ``python -m gradcheck.trace.run.child --result F ...``.
 
 It writes its FileResult as JSON to ``--result`` (after every checked gradient, so a
-timeout still reports what was found) and leaves with ``os._exit`` so neither the user's
-``atexit`` handlers nor TensorFlow's teardown can change the outcome. The user's script
-owns stdout and stderr; the parent captures them.
+timeout still reports what was found) and leaves with ``os._exit`` so TensorFlow's teardown
+cannot change the outcome; the script's ``atexit`` handlers have run by then (``run_file``,
+as at the end of ``python train.py``). The user's script owns stdout and stderr; the parent
+captures them.
 """
 
 from __future__ import annotations
@@ -96,7 +97,9 @@ def _drop_working_directory_from_path() -> None:
     del sys.path[0]
 
 
-def main(argv: list[str] | None = None) -> None:
+def _parse(argv: list[str]) -> argparse.Namespace:
+    """``[OPTIONS] -- PATH [SCRIPT_ARGS...]``: everything after the first ``--`` is the path
+    and the script's own arguments, verbatim (argparse would drop a ``--`` among them)."""
     parser = argparse.ArgumentParser(prog="gradcheck-child")
     parser.add_argument("--result", required=True)
     parser.add_argument("--steps", type=int, default=1)
@@ -105,9 +108,20 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--function")
     parser.add_argument("--graph", action="store_true")
     parser.add_argument("--check-custom-gradients", action="store_true")
-    parser.add_argument("path")
-    parser.add_argument("script_args", nargs="*", help="the script's own arguments (sys.argv[1:])")
-    args = parser.parse_args(argv)
+    if "--" not in argv:
+        parser.add_argument("path")
+        parser.add_argument("script_args", nargs="*", help="the script's own arguments (sys.argv[1:])")
+        return parser.parse_args(argv)
+    at = argv.index("--")
+    if at + 1 >= len(argv):
+        parser.error("the path of the script to check is missing after --")
+    args = parser.parse_args(argv[:at])
+    args.path, args.script_args = argv[at + 1], argv[at + 2 :]
+    return args
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = _parse(sys.argv[1:] if argv is None else argv)
     _answer_where(f"{args.result}.where")
     _drop_working_directory_from_path()
 
@@ -141,6 +155,7 @@ def main(argv: list[str] | None = None) -> None:
         show_traceback=True,
         check_custom_gradients=args.check_custom_gradients,
         allow_writes=[os.path.dirname(os.path.abspath(args.result))],  # the result, written as the check goes
+        run_atexit=True,  # this process ends with os._exit below: the script's own handlers run here
     )
     _write(args.result, result)
     sys.stdout.flush()

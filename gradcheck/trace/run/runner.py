@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from gradcheck import notebook
 from gradcheck.findings import ERROR, PARTIAL, CheckError, FileResult
-from gradcheck.trace.record import frames  # imports no TensorFlow
+from gradcheck.trace.record import frames, restop  # import no TensorFlow
 from gradcheck.trace.record.errors import StopCheck  # imports no TensorFlow
 from gradcheck.trace.run import sandbox
 from gradcheck.trace.run.lazy import TensorFlowImportHook
@@ -45,12 +45,15 @@ def run_file(
     show_traceback: bool = False,
     check_custom_gradients: bool = False,
     allow_writes: Iterable[str] = (),
+    run_atexit: bool = False,
 ) -> FileResult:
     """Run ``path`` as ``__main__`` (like ``python path``), or import it and check what
     ``function()`` returns, with the tracer installed. ``on_progress`` gets the result so
     far after every checked gradient; ``show_traceback`` prints the script's traceback to
     stderr when it fails (the CLI's child does, for ``-v``). Nothing outside the temp
-    directory and ``allow_writes`` is written or deleted meanwhile (``sandbox``)."""
+    directory and ``allow_writes`` is written or deleted meanwhile (``sandbox``). ``run_atexit`` runs the
+    ``atexit`` handlers at the end, as Python does when the program ends: only the CLI's
+    child asks, a process of its own (in-process they would be the host's handlers too)."""
     shown = display_path or path
     result = FileResult(path=shown)
     abspath = os.path.abspath(path)
@@ -80,7 +83,9 @@ def run_file(
     )
     saved_argv, saved_path = sys.argv[:], sys.path[:]
     sys.argv = [path, *list(argv or [])]
-    sys.path.insert(0, os.path.dirname(abspath))
+    if not getattr(sys.flags, "safe_path", False):  # `python -P` puts no script directory first
+        # python puts the directory of the script's real file first (a symlink's target's)
+        sys.path.insert(0, os.path.dirname(os.path.realpath(abspath)))
     main_module = sys.modules.get("__main__")
     hook = TensorFlowImportHook(tracer.ready)
     box = sandbox.Sandbox(protect=(os.path.dirname(abspath), os.getcwd()), allow=allow_writes)
@@ -89,12 +94,13 @@ def run_file(
         if "tensorflow" in sys.modules:  # the Python API or a test: TensorFlow is already there
             tracer.ready("tensorflow")
         hook.install()
-        if function is None and notebook.is_notebook(abspath):
-            _run_notebook(abspath)
-        elif function is None:
-            runpy.run_path(abspath, run_name="__main__")
-        else:
-            _run_function(abspath, function)
+        with restop.StopGuard():  # a stop the script catches is raised again (restop)
+            if function is None and notebook.is_notebook(abspath):
+                _until_threads_end(lambda: _run_notebook(abspath))
+            elif function is None:
+                _until_threads_end(lambda: _run_script(abspath))
+            else:
+                _run_function(abspath, function)
         ended = "the script ended without reaching it"
     except StopCheck:
         ended = "the check ended at a gradient that could not be computed"
@@ -119,6 +125,12 @@ def run_file(
         if show_traceback and result.error is not None:
             traceback.print_exception(error, file=sys.stderr)  # `gradcheck -v` shows it
     finally:
+        restop.disarm()  # the guard's exit did, unless a stop arrived in the middle of it
+        # The program's end, as Python ends it: its atexit handlers run (a lock file removed,
+        # a log closed) while the hooks are still on, before anything run_file set up for the
+        # run (hooks, the disk sandbox) is torn down below. Keep this first in the teardown.
+        if run_atexit:
+            _run_atexit_handlers()
         hook.remove()
         tracer.stop()
         box.remove()
@@ -255,6 +267,7 @@ class _Tracer:
             except StopCheck:
                 if not _goes_on(session, before):
                     raise
+                restop.resume()  # the program goes on from here: no re-stop at its next line
                 tracer.continued = True  # what fails from here on does not change the verdict
                 model.stop_training = True
                 _untrained(session, model)
@@ -334,6 +347,75 @@ def _run_notebook(abspath: str) -> None:
         notebook.run_cells(abspath, namespace)
     finally:
         os.chdir(cwd)
+
+
+def _run_script(abspath: str) -> None:
+    """``python abspath``: the compiled file run in a fresh ``__main__`` module with the
+    namespace Python gives a script (``__builtins__`` the module, ``__annotations__``,
+    ``__loader__`` a SourceFileLoader, ``__spec__`` None), registered in ``sys.modules`` (pickle,
+    ``sys.modules["__main__"]``). ``runpy.run_path`` gives a different one."""
+    import builtins
+    import types
+    from importlib.machinery import SourceFileLoader
+
+    with open(abspath, "rb") as fh:  # bytes: compile honours a coding cookie and a BOM, as python does
+        source = fh.read()
+    # dont_inherit: this module's ``from __future__ import annotations`` is not the script's
+    code = compile(source, abspath, "exec", dont_inherit=True)
+    module = types.ModuleType("__main__")
+    namespace = module.__dict__
+    namespace["__loader__"] = SourceFileLoader("__main__", abspath)
+    namespace["__annotations__"] = {}
+    namespace["__builtins__"] = builtins
+    namespace["__file__"] = abspath
+    namespace["__cached__"] = None
+    sys.modules["__main__"] = module
+    exec(code, namespace)
+
+
+def _until_threads_end(run: Callable[[], None]) -> None:
+    """Run the program's main thread, then wait for the threads it started that are not
+    daemons, as Python does before it exits: training in a worker thread is checked, and its
+    stop reaches this thread (``restop``). A program that was stopped does not wait."""
+    import threading
+
+    before = set(threading.enumerate())
+    try:
+        run()
+    except StopCheck:
+        raise
+    except BaseException:
+        _join_new_threads(before)
+        raise
+    _join_new_threads(before)
+
+
+def _join_new_threads(before: set) -> None:
+    """The program's own threads, not a library's pool workers (Python tells those to end
+    at exit first: ``concurrent.futures`` idle workers would be waited for forever)."""
+    import threading
+
+    for thread in threading.enumerate():
+        if thread in before or thread.daemon or thread is threading.current_thread():
+            continue
+        if _runs_user_code(thread):
+            thread.join()
+
+
+def _runs_user_code(thread) -> bool:
+    run = getattr(thread, "_target", None) or type(thread).run
+    while hasattr(run, "func"):  # functools.partial
+        run = run.func
+    code = getattr(getattr(run, "__func__", run), "__code__", None)
+    return code is not None and frames.is_user_file(code.co_filename)
+
+
+def _run_atexit_handlers() -> None:
+    """The handlers the program registered (and the libraries it imported), as at exit; an
+    exception in one is printed by Python and the next runs, as at exit."""
+    import atexit
+
+    atexit._run_exitfuncs()
 
 
 def _run_function(abspath: str, function: str) -> None:

@@ -17,7 +17,7 @@ from gradcheck.trace.diagnose.escape import host_target
 from gradcheck.trace.record import _tf, frames, registry
 from gradcheck.trace.record import graph as graph_mode
 from gradcheck.trace.record.call import GradientCall
-from gradcheck.trace.record.errors import StopCheck, internal_error, strict
+from gradcheck.trace.record.errors import StopCheck, internal_error, stop_program, strict
 
 #: Per thread: inside a ``tape.jacobian``, whose own gradient calls are not the user's.
 _inside = threading.local()
@@ -154,7 +154,7 @@ def _request(session, tape, state, caller, target, sources, output_gradients, co
                 findings = _guard(session, lambda: registry.run("none", failed))
             session.add_findings(findings)
             if findings and session.check_mode:
-                raise StopCheck() from error
+                raise stop_program() from error
             raise
         except LookupError as error:
             failed = replace(call, error=error, memo=call.memo)
@@ -162,7 +162,7 @@ def _request(session, tape, state, caller, target, sources, output_gradients, co
                 findings = _guard(session, lambda: registry.run("lookup", failed))
             session.add_findings(findings)
             if findings and session.check_mode:
-                raise StopCheck() from error
+                raise stop_program() from error
             raise
         with session.paused():
             call = call.with_gradients(_connected(state, target, sources) if jacobian else result)
