@@ -2,8 +2,9 @@
 up to where gradcheck stops it, and a stop really stops it (issue 35).
 
 Each script writes what it saw (argv, its ``__main__`` namespace, the environment, its
-progress) to a file in its working directory; the same script run by plain ``python`` in a
-subprocess is the reference."""
+progress) to a file in ``$PROBE``, a folder beside its project (a check keeps writes in the
+project off the disk); the same script run by plain ``python`` in a subprocess is the
+reference."""
 
 from __future__ import annotations
 
@@ -20,8 +21,15 @@ import pytest
 from tests.conftest import ROOT
 
 
+def _probe(project: Path) -> Path:
+    """Where the scripts of ``project`` write what they saw: beside it, not in it."""
+    probe = project.parent / f"{project.name}-probe"
+    probe.mkdir(exist_ok=True)
+    return probe
+
+
 def _python(script: Path, *args: str, cwd: Path, python: str = sys.executable, flags: tuple = ()):
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    env = dict(os.environ, PYTHONPATH=str(ROOT), PROBE=str(_probe(cwd)))
     env.pop("TF_CPP_MIN_LOG_LEVEL", None)  # tests/conftest.py sets it for the whole session
     return subprocess.run(
         [python, *flags, str(script), *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=600
@@ -29,7 +37,7 @@ def _python(script: Path, *args: str, cwd: Path, python: str = sys.executable, f
 
 
 def _gradcheck(*args: str, cwd: Path, flags: tuple = ()):
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    env = dict(os.environ, PYTHONPATH=str(ROOT), PROBE=str(_probe(cwd)))
     env.pop("TF_CPP_MIN_LOG_LEVEL", None)
     return subprocess.run(
         [sys.executable, *flags, "-m", "gradcheck", "--format", "json", *args],
@@ -42,7 +50,7 @@ def _gradcheck(*args: str, cwd: Path, flags: tuple = ()):
 
 
 def _seen(directory: Path) -> object:
-    path = directory / "seen.json"
+    path = _probe(directory) / "seen.json"
     seen = json.loads(path.read_text())
     path.unlink()
     return seen
@@ -52,7 +60,7 @@ def _seen(directory: Path) -> object:
 
 ARGV = """\
 import json, sys
-json.dump(sys.argv[1:], open("seen.json", "w"))
+json.dump(sys.argv[1:], open(__import__("os").path.join(__import__("os").environ["PROBE"], "seen.json"), "w"))
 """
 
 
@@ -77,7 +85,7 @@ def test_the_child_keeps_every_argument_after_the_first_double_dash():
 SIBLING = """\
 import json, os, sys
 import helper
-json.dump([helper.VALUE, sys.path[0], __file__, sys.argv[0]], open("seen.json", "w"))
+json.dump([helper.VALUE, sys.path[0], __file__, sys.argv[0]], open(__import__("os").path.join(__import__("os").environ["PROBE"], "seen.json"), "w"))
 """
 
 
@@ -112,7 +120,7 @@ shape = {
     "registered": sys.modules["__main__"].__dict__ is globals(),
     "main_module_file": getattr(sys.modules["__main__"], "__file__", None),
 }
-json.dump(shape, open("seen.json", "w"), sort_keys=True)
+json.dump(shape, open(__import__("os").path.join(__import__("os").environ["PROBE"], "seen.json"), "w"), sort_keys=True)
 '''
 
 
@@ -142,7 +150,7 @@ def test_the_main_namespace_has_pythons_shape_on_every_version(tmp_path):
         proc = subprocess.run(
             [python, "-c", run],
             cwd=tmp_path,
-            env=dict(os.environ, PYTHONPATH=str(ROOT)),
+            env=dict(os.environ, PYTHONPATH=str(ROOT), PROBE=str(_probe(tmp_path))),
             capture_output=True,
             text=True,
         )
@@ -168,7 +176,7 @@ def test_a_script_error_keeps_its_line_and_the_user_frames(run_script):
 ENVIRONMENT = """\
 import json, os
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "0")
-json.dump(os.environ["TF_CPP_MIN_LOG_LEVEL"], open("seen.json", "w"))
+json.dump(os.environ["TF_CPP_MIN_LOG_LEVEL"], open(__import__("os").path.join(__import__("os").environ["PROBE"], "seen.json"), "w"))
 """
 
 
@@ -183,7 +191,7 @@ def test_the_script_sets_its_own_tensorflow_log_level(tmp_path):
 
 FLAGS = """\
 import json, sys
-json.dump([sys.warnoptions, sys._xoptions, list(sys.flags)], open("seen.json", "w"))
+json.dump([sys.warnoptions, sys._xoptions, list(sys.flags)], open(__import__("os").path.join(__import__("os").environ["PROBE"], "seen.json"), "w"))
 """
 
 
@@ -206,8 +214,8 @@ import keras
 import numpy as np
 import tensorflow as tf
 
-open("train.lock", "w").close()
-atexit.register(os.remove, "train.lock")
+open(__import__("os").path.join(__import__("os").environ["PROBE"], "train.lock"), "w").close()
+atexit.register(os.remove, __import__("os").path.join(__import__("os").environ["PROBE"], "train.lock"))
 
 model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(2)])
 for step in range({steps}):
@@ -224,12 +232,13 @@ def test_the_scripts_atexit_handlers_run_in_the_child(tmp_path, steps):
     proc = _gradcheck("train.py", cwd=tmp_path)
     (record,) = json.loads(proc.stdout)["files"]
     assert record["status"] == "checked" and record["steps_checked"] == 1, record
-    assert not (tmp_path / "train.lock").exists()
+    assert not (_probe(tmp_path) / "train.lock").exists()
 
 
-def test_in_process_the_hosts_atexit_handlers_do_not_run(run_script, tmp_path):
+def test_in_process_the_hosts_atexit_handlers_do_not_run(run_script, tmp_path, monkeypatch):
     import atexit
 
+    monkeypatch.setenv("PROBE", str(_probe(tmp_path)))
     os.chdir(tmp_path)
     try:
         result = run_script(ATEXIT.format(steps=5))
@@ -237,7 +246,7 @@ def test_in_process_the_hosts_atexit_handlers_do_not_run(run_script, tmp_path):
         atexit.unregister(os.remove)
         os.chdir(ROOT)
     assert result.steps_checked == 1
-    assert (tmp_path / "train.lock").exists()
+    assert (_probe(tmp_path) / "train.lock").exists()
 
 
 # -- a stop is a stop -----------------------------------------------------------------------------
@@ -249,7 +258,7 @@ import numpy as np
 import tensorflow as tf
 
 def log(line):
-    with open("progress.log", "a") as fh:
+    with open(__import__("os").path.join(__import__("os").environ["PROBE"], "progress.log"), "a") as fh:
         fh.write(line + "\\n")
 
 model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(2, name="head")])
@@ -353,7 +362,7 @@ log("main end")
 
 
 def _progress(tmp_path: Path) -> list[str]:
-    path = tmp_path / "progress.log"
+    path = _probe(tmp_path) / "progress.log"
     lines = path.read_text().splitlines() if path.exists() else []
     if path.exists():
         path.unlink()
@@ -416,7 +425,7 @@ import os, sys, threading, time
 from gradcheck.trace.record.errors import stop_program
 
 def log(line):
-    with open("progress.log", "a") as fh:
+    with open(__import__("os").path.join(__import__("os").environ["PROBE"], "progress.log"), "a") as fh:
         fh.write(line + "\\n")
 
 calls = 0
@@ -516,7 +525,7 @@ def test_the_restop_on_every_python_version(tmp_path, scenario, progress):
         proc = subprocess.run(
             [python, "-c", RUN_RESTOP, scenario],
             cwd=tmp_path,
-            env=dict(os.environ, PYTHONPATH=str(ROOT)),
+            env=dict(os.environ, PYTHONPATH=str(ROOT), PROBE=str(_probe(tmp_path))),
             capture_output=True,
             text=True,
             timeout=120,

@@ -141,9 +141,16 @@ def _arm_thread(frame: FrameType | None) -> None:
     sys.settrace(_trace)
     sys.setprofile(_profile)
     while frame is not None:
-        if frames.is_user_file(frame.f_code.co_filename):
+        if _program_file(frame.f_code.co_filename):
             frame.f_trace = _local
         frame = frame.f_back
+
+
+def _program_file(filename: str) -> bool:
+    """A file of the program's own, where a caught stop is raised again: not code made at run
+    time (``<string>``: a dataclass's ``__eq__``/``__hash__``, a namedtuple's ``__new__``, which
+    gradcheck's own code calls while it handles the stop)."""
+    return not filename.startswith("<") and frames.is_user_file(filename)
 
 
 def _set_async_exc(ident: int, exc_type: type[BaseException] | None) -> None:
@@ -159,7 +166,7 @@ def _trace(frame: FrameType, event: str, _arg: object):
     if _guard is None or not _guard.armed:
         sys.settrace(None)  # a thread armed before the runner disarmed
         return None
-    if event == "call" and frames.is_user_file(frame.f_code.co_filename):
+    if event == "call" and _program_file(frame.f_code.co_filename):
         return _local(frame, event, _arg)
     return None
 
@@ -189,7 +196,7 @@ def _unwinding(guard: _Guard, frame: FrameType) -> bool:
     """Is ``frame``, or a user frame that called it, at a line Python runs while an
     exception leaves a block (a ``finally`` body, a ``with`` statement's exit)?"""
     while frame is not None:
-        if frames.is_user_file(frame.f_code.co_filename):
+        if _program_file(frame.f_code.co_filename):
             seen = guard.raised_at.get(id(frame))
             if (
                 seen is not None
