@@ -285,6 +285,7 @@ log("emergency save")
 """
 
 FIT_PER_EPOCH = """\
+step()  # the prelude's gradient, reached first: the fit below is the file's last training
 net = keras.Sequential(
     [keras.Input((4,)), keras.layers.Dense(3, name="body"), keras.layers.Lambda(tf.round), keras.layers.Dense(1)]
 )
@@ -406,8 +407,9 @@ def test_a_stop_the_script_catches_still_stops_it(tmp_path, body, under_python, 
     proc = _gradcheck("-v", "train.py", cwd=tmp_path)
     (record,) = json.loads(proc.stdout)["files"]
     assert record["error"] is None, (record, proc.stderr[-3000:])
-    # the checked step's finding (in a worker thread the eager recorder sees less: GC108)
-    assert [f["code"] for f in record["findings"]] in (["GC102"], ["GC108"]), record
+    # the checked steps' findings, one a training (in a worker thread the eager recorder sees
+    # less: GC108)
+    assert set(f["code"] for f in record["findings"]) in ({"GC102"}, {"GC108"}), record
     assert record["steps_checked"] == 1
     assert _progress(tmp_path) == under_gradcheck
     assert proc.returncode == 1
