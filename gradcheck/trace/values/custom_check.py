@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from gradcheck.findings import Finding
-from gradcheck.trace.record import _tf
+from gradcheck.trace.record import _tf, hostpoint
 from gradcheck.trace.record.call import GradientCall
 from gradcheck.trace.record.errors import internal_error
 from gradcheck.trace.record.frames import Location
@@ -263,7 +263,9 @@ def _graph_check(checked, call: CustomCall, variables: dict, differences: bool =
         state["done"] = True
         session = checked.session
         try:
-            with session.paused():
+            # in a TensorFlow runtime callback: the custom gradient called again here is
+            # gradcheck's, and a stop it meets waits for the next host point
+            with hostpoint.deferring_stop(session), session.paused():
                 rebuilt = list(flat)
                 for (i, _), v in zip(tensors, values, strict=False):
                     rebuilt[i] = v

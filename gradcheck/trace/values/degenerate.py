@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from gradcheck.findings import Finding
-from gradcheck.trace.record import _tf
+from gradcheck.trace.record import _tf, hostpoint
 from gradcheck.trace.record.call import GradientCall
 from gradcheck.trace.record.dataflow import WriteKey
 from gradcheck.trace.record.errors import internal_error
@@ -475,7 +475,8 @@ class _GraphProbe:
         self.done = True
         session = self.checked.session
         try:
-            with session.paused():
+            # a host callback in TensorFlow's runtime: a stop met here waits for a host point
+            with hostpoint.deferring_stop(session), session.paused():
                 findings = self._findings(zero_flags, finite_flags, target_finite, rest)
         except Exception as error:  # noqa: BLE001
             internal_error(error)
