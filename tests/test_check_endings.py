@@ -267,3 +267,26 @@ def test_timeout_in_a_later_phase_keeps_the_checked_step(tmp_path):
     _assert_checked_and_silent(record)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert proc.stderr.strip().splitlines()[-1] == "No findings in 1 checked file"
+
+
+def test_a_py_function_body_is_no_host_point():
+    """Guards the test ``record.hostpoint`` makes before raising a stop: a ``py_function``
+    body (traced or eager) is TensorFlow's runtime, gradcheck's own work is not the user's,
+    the user's code outside both is a host point."""
+    import tensorflow as tf
+
+    from gradcheck.trace.record import hostpoint
+
+    seen = []
+
+    def body(v):
+        seen.append((hostpoint.in_runtime_callback(), hostpoint.at_host_point()))
+        return v
+
+    tf.function(lambda v: tf.py_function(body, [v], tf.float32))(tf.constant(1.0))
+    tf.py_function(body, [tf.constant(1.0)], tf.float32)
+    assert seen == [(True, False), (True, False)]
+    assert hostpoint.at_host_point()
+    with hostpoint.own_work():
+        assert not hostpoint.at_host_point()
+    assert hostpoint.at_host_point()
