@@ -98,6 +98,14 @@ class Origin:
 _NEXT_TAPE_ID = 0
 
 
+class _PerThread(threading.local):
+    """A session's state of one thread (``__init__`` runs once in each thread that reads it)."""
+
+    def __init__(self) -> None:
+        self.recording: list[TapeState] = []
+        self.pending: list = []
+
+
 class Session:
     def __init__(
         self,
@@ -128,7 +136,7 @@ class Session:
         self._last_noted: weakref.ref | None = None  # the function ``note_function`` saw last
         self.internal_errors: list[str] = []
         #: per thread, as TensorFlow's tape stack is: ``recording`` and ``_pending``
-        self._thread = threading.local()
+        self._thread = _PerThread()
         #: the traced functions running now, called from the user's threads (``hostpoint``)
         self.host_calls: list = []
         #: a stop the step budget called for inside a Python callback of TensorFlow's
@@ -155,15 +163,12 @@ class Session:
         """The states whose user tape records now in this thread. Tapes are per thread: a
         replica of a MirroredStrategy, a ``py_function`` or a ``tf.data`` function run in
         threads of their own, and one replica's open tape is not another's."""
-        states = getattr(self._thread, "recording", None)
-        if states is None:
-            states = self._thread.recording = []
-        return states
+        return self._thread.recording
 
     @property
     def _pending(self) -> list:
         """Outputs of this thread's newest op, to watch once it is recorded."""
-        return getattr(self._thread, "pending", ())
+        return self._thread.pending
 
     @_pending.setter
     def _pending(self, value: list) -> None:

@@ -37,7 +37,12 @@ __all__ = [
     "thread_key",
 ]
 
-_local = threading.local()
+
+class _Local(threading.local):
+    depth = 0  # a class default: no AttributeError to catch in a thread that never set it
+
+
+_local = _Local()
 
 #: The module whose ``FuncRegistry`` calls the body of every ``py_function``,
 #: ``numpy_function`` and ``tf.data`` generator.
@@ -47,7 +52,7 @@ _CALLBACK_FILE = os.path.join("ops", "script_ops.py")
 @contextmanager
 def own_work() -> Iterator[None]:
     """Gradcheck's own computation in this thread (not the user's)."""
-    _local.depth = getattr(_local, "depth", 0) + 1
+    _local.depth += 1
     try:
         yield
     finally:
@@ -55,7 +60,7 @@ def own_work() -> Iterator[None]:
 
 
 def in_own_work() -> bool:
-    return getattr(_local, "depth", 0) > 0
+    return _local.depth > 0
 
 
 def in_runtime_callback() -> bool:
