@@ -149,6 +149,13 @@ model.fit(x, y, batch_size=16, epochs=3, verbose=0, callbacks=[Monitor()])
 """
 )
 
+# The same callback declared async-safe: Keras 3 runs its batch-end hooks in a thread pool of
+# its own, beside the training loop.
+ASYNC_CALLBACK = CALLBACK.replace(
+    "class Monitor(keras.callbacks.Callback):\n",
+    "class Monitor(keras.callbacks.Callback):\n    async_safe = True\n\n",
+)
+
 # Issue 35: a Keras 3 custom layer whose tf.custom_gradient chains the upstream gradient
 # through a tape of its own. The value check calls that gradient function again inside a
 # host callback (a py_function of fit's graph); its tape.gradient was counted as a step of
@@ -186,6 +193,7 @@ SCRIPTS = {
     "py_function_step.py": PY_FUNCTION_STEP,
     "data_map.py": DATA_MAP,
     "callback.py": CALLBACK,
+    "async_callback.py": ASYNC_CALLBACK,
     "custom_gradient_fit.py": CUSTOM_GRADIENT_FIT,
 }
 
@@ -242,6 +250,12 @@ def test_keras_callback_that_calls_the_model(checked):
     """Guards the stop from inside a Keras callback (``on_train_batch_end`` calling the model
     and taking a gradient of its own)."""
     _assert_checked_and_silent(checked["records"]["callback.py"])
+
+
+def test_async_keras_callback_that_calls_the_model(checked):
+    """Guards the stop when the callback runs in Keras 3's own thread pool (``async_safe``):
+    its gradient's stop reaches ``fit`` through the pool's future, as under python its errors do."""
+    _assert_checked_and_silent(checked["records"]["async_callback.py"])
 
 
 def test_custom_gradient_layer_in_fit(checked):
