@@ -16,6 +16,7 @@ While a ``Session`` is active:
 
 from __future__ import annotations
 
+import threading
 import weakref
 from collections import Counter
 from collections.abc import Callable, Iterable
@@ -98,6 +99,14 @@ class Origin:
 _NEXT_TAPE_ID = 0
 
 
+class _PerThread(threading.local):
+    """A session's state of one thread (``__init__`` runs once in each thread that reads it)."""
+
+    def __init__(self) -> None:
+        self.recording: list[TapeState] = []
+        self.pending: list = []
+
+
 class Session:
     def __init__(
         self,
@@ -127,10 +136,16 @@ class Session:
         self.function_graphs: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
         self._last_noted: weakref.ref | None = None  # the function ``note_function`` saw last
         self.internal_errors: list[str] = []
-        self.recording: list[TapeState] = []  # states whose user tape records now
+        #: per thread, as TensorFlow's tape stack is: ``recording`` and ``_pending``
+        self._thread = _PerThread()
+        #: the traced functions running now, called from the user's threads (``hostpoint``)
+        self.host_calls: list = []
+        #: a stop the step budget called for inside a Python callback of TensorFlow's
+        #: runtime, where it cannot be raised: a weak reference to the function that ran
+        #: the callback, whose next call raises it (``record.hostpoint``)
+        self.stop_pending: weakref.ref | None = None
         #: id(model) -> (weak reference, user site of ``compile``, its ``loss``, its ``loss_weights``)
         self.compiled: dict[int, tuple] = {}
-        self._pending: list = []  # outputs of the newest op, to watch once it is recorded
         self._variables: list[weakref.ref] = []
         #: (hook step, its Patches) in installation order (``hooks.install``)
         self.installed: list[tuple[object, Patches]] = []
@@ -150,6 +165,23 @@ class Session:
         self.fitting = 0
         #: a step past its budget ran on, unchecked, toward a training not reached yet
         self.ran_on = False
+
+    # -- per thread -----------------------------------------------------------------------
+    @property
+    def recording(self) -> list[TapeState]:
+        """The states whose user tape records now in this thread. Tapes are per thread: a
+        replica of a MirroredStrategy, a ``py_function`` or a ``tf.data`` function run in
+        threads of their own, and one replica's open tape is not another's."""
+        return self._thread.recording
+
+    @property
+    def _pending(self) -> list:
+        """Outputs of this thread's newest op, to watch once it is recorded."""
+        return self._thread.pending
+
+    @_pending.setter
+    def _pending(self, value: list) -> None:
+        self._thread.pending = value
 
     # -- step accounting ----------------------------------------------------------------
     @property

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from gradcheck.findings import Finding
-from gradcheck.trace.record import _tf
+from gradcheck.trace.record import _tf, hostpoint
 from gradcheck.trace.record.call import GradientCall
 from gradcheck.trace.record.errors import internal_error
 from gradcheck.trace.record.frames import Location
@@ -262,17 +262,20 @@ def _graph_check(checked, call: CustomCall, variables: dict, differences: bool =
             return np.int32(0)
         state["done"] = True
         session = checked.session
+        found: list[Finding] = []
         try:
-            with session.paused():
+            # in a TensorFlow runtime callback: the custom gradient called again here is
+            # gradcheck's, nothing of gradcheck's is raised into the callback, and a stop
+            # met here waits for the next host point
+            with hostpoint.deferring_stop(session), session.paused():
                 rebuilt = list(flat)
                 for (i, _), v in zip(tensors, values, strict=False):
                     rebuilt[i] = v
                 args, kwargs = _tf.tf.nest.pack_sequence_as((call.args, call.kwargs), rebuilt)
                 found = _findings(checked, call, list(args), variables, kwargs, differences)
+            session.add_value_findings(found)
         except Exception as error:  # noqa: BLE001
             internal_error(error)
-            return np.int32(0)
-        session.add_value_findings(found)
         return np.int32(0)
 
     tf.py_function(receive, [t for _, t in tensors], [tf.int32])

@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from gradcheck.findings import Finding
-from gradcheck.trace.record import _tf
+from gradcheck.trace.record import _tf, hostpoint
 from gradcheck.trace.record.call import GradientCall
 from gradcheck.trace.record.dataflow import WriteKey
 from gradcheck.trace.record.errors import internal_error
@@ -474,13 +474,15 @@ class _GraphProbe:
             return np.int32(0)
         self.done = True
         session = self.checked.session
+        findings: list[Finding] = []
         try:
-            with session.paused():
+            # a host callback in TensorFlow's runtime: nothing of gradcheck's is raised into
+            # it, and a stop met here waits for a host point
+            with hostpoint.deferring_stop(session), session.paused():
                 findings = self._findings(zero_flags, finite_flags, target_finite, rest)
+            session.add_value_findings(findings)
         except Exception as error:  # noqa: BLE001
             internal_error(error)
-            return np.int32(0)
-        session.add_value_findings(findings)
         return np.int32(0)
 
     def _findings(self, zero_flags, finite_flags, target_finite, rest) -> list[Finding]:

@@ -10,7 +10,8 @@ from contextlib import contextmanager
 
 from gradcheck.trace.capture.patches import Patches
 from gradcheck.trace.capture.session import Session
-from gradcheck.trace.record import _tf, frames
+from gradcheck.trace.record import _tf, frames, hostpoint
+from gradcheck.trace.record.errors import StopCheck, stop_program
 
 
 def install(session: Session, patches: Patches) -> None:
@@ -58,22 +59,49 @@ def _patch_function_calls(session: Session, patches: Patches) -> None:
     recorder = session.recorder
 
     def _call_flat(self, tensor_inputs, captured_inputs):
+        if session.stop_pending is not None and hostpoint.stop_due(session, self):
+            session.stop_pending = None
+            raise stop_program()  # called for in a callback of its last run (``hostpoint``)
         session.note_function(self)
-        runs = session.before_function_call(self)
+        runs = _count_run(session, self)
         if runs > 0:
             session.poll_values(runs)
-        if runs <= 0 or session.recording:
-            return orig_call_flat(self, tensor_inputs, captured_inputs)
-        # A training step run again outside any tape: its call op was recorded on its first
-        # run, and what it holds is checked in its graph; recording it at every step of a
-        # long ``fit`` would cost a stack walk and a record per step for nothing.
-        recorder.paused += 1
+        # which function a Python callback of its run belongs to (``hostpoint.defer_stop``):
+        # one the user's threads call, not one called inside such a callback
+        host = hostpoint.thread_key() != 0 and not hostpoint.in_own_work()
+        if host:
+            session.host_calls.append(self)
         try:
-            return orig_call_flat(self, tensor_inputs, captured_inputs)
+            if runs <= 0 or session.recording:
+                return orig_call_flat(self, tensor_inputs, captured_inputs)
+            # A training step run again outside any tape: its call op was recorded on its
+            # first run, and what it holds is checked in its graph; recording it at every
+            # step of a long ``fit`` would cost a stack walk and a record per step for nothing.
+            recorder.paused += 1
+            try:
+                return orig_call_flat(self, tensor_inputs, captured_inputs)
+            finally:
+                recorder.paused -= 1
         finally:
-            recorder.paused -= 1
+            if host:
+                session.host_calls.pop()
 
     patches.set(_tf.ConcreteFunction, "_call_flat", _call_flat)
+
+
+def _count_run(session: Session, concrete) -> int:
+    """``Session.before_function_call``, save in gradcheck's own work (a value check's host
+    callback calling a function again) and inside a Python callback of TensorFlow's runtime,
+    where a stop would crash the user's graph: there it waits for the next host point."""
+    if hostpoint.in_own_work():
+        return -1
+    try:
+        return session.before_function_call(concrete)
+    except StopCheck:
+        if hostpoint.at_host_point():
+            raise
+        hostpoint.defer_stop(session)
+        return -1
 
 
 def _patch_autograph_mapper(patches: Patches, cls) -> None:

@@ -14,7 +14,7 @@ from gradcheck import sourcemap
 from gradcheck.trace.capture.patches import Patches
 from gradcheck.trace.capture.session import Session
 from gradcheck.trace.diagnose.escape import host_target
-from gradcheck.trace.record import _tf, frames, registry
+from gradcheck.trace.record import _tf, frames, hostpoint, registry
 from gradcheck.trace.record import graph as graph_mode
 from gradcheck.trace.record.call import GradientCall
 from gradcheck.trace.record.errors import StopCheck, internal_error, stop_program, strict
@@ -57,9 +57,16 @@ def install(session: Session, patches: Patches) -> None:
         unconnected_gradients=_tf.UNCONNECTED_NONE,
     ):
         state = session.tape_state(self)
-        if state is None or state.shadow is None or getattr(_inside, "jacobian", 0) or getattr(_inside, "request", 0):
+        if (
+            state is None
+            or state.shadow is None
+            or getattr(_inside, "jacobian", 0)
+            or getattr(_inside, "request", 0)
+            or hostpoint.in_own_work()
+        ):
             # inside another request's computation (a custom gradient's backward function
-            # asking a tape of its own): part of that request, neither a step nor a check
+            # asking a tape of its own), or a value check's own (its host callback calling a
+            # custom gradient again): part of that, neither a step nor a check
             return orig_gradient(self, target, sources, output_gradients, unconnected_gradients)
         zero = _tf.unconnected(unconnected_gradients) == _tf.UNCONNECTED_ZERO
         # ZERO hides disconnection: ask for None, diagnose, then fill zeros as TF would.
@@ -82,7 +89,7 @@ def install(session: Session, patches: Patches) -> None:
 
         def jacobian(self, target, sources, *args, **kwargs):
             state = session.tape_state(self)
-            if state is None or state.shadow is None or getattr(_inside, "jacobian", 0):
+            if state is None or state.shadow is None or getattr(_inside, "jacobian", 0) or hostpoint.in_own_work():
                 return orig(self, target, sources, *args, **kwargs)
 
             def compute():
@@ -114,8 +121,7 @@ def _request(session, tape, state, caller, target, sources, output_gradients, co
         # TensorFlow's stack, autograph's copy hides them from the live frames)
         traced = () if eager else [(f.filename, f.lineno) for f in _tf.extract_stack()]
         session.reach.mark_stack(caller, traced)
-    # per thread: under a MirroredStrategy each replica runs the same call once a step
-    if eager and not session._before_eager_gradient((caller.f_code, caller.f_lasti, threading.get_ident()), state):
+    if eager and not _count_eager_call(session, caller, state):
         return compute()  # an inner call repeated under a recording outer tape: checked once
     session.flush_watch()
     graph = None if eager else _tf.default_graph()
@@ -150,7 +156,7 @@ def _request(session, tape, state, caller, target, sources, output_gradients, co
             # A loss computed with NumPy (``np.mean(np.abs(p - y))``): TensorFlow fails on the
             # host value. Every source gets no gradient; the diagnosis says why (GC105).
             failed = call.with_gradients([None] * len(call.flat_sources))
-            with session.paused():
+            with session.paused(), hostpoint.own_work():
                 findings = _guard(session, lambda: registry.run("none", failed))
             session.add_findings(findings)
             if findings and session.check_mode:
@@ -158,13 +164,15 @@ def _request(session, tape, state, caller, target, sources, output_gradients, co
             raise
         except LookupError as error:
             failed = replace(call, error=error, memo=call.memo)
-            with session.paused():
+            with session.paused(), hostpoint.own_work():
                 findings = _guard(session, lambda: registry.run("lookup", failed))
             session.add_findings(findings)
             if findings and session.check_mode:
                 raise stop_program() from error
             raise
-        with session.paused():
+        # gradcheck's own questions from here on (``hooks.distribute``: in a replica they
+        # never synchronise the replicas)
+        with session.paused(), hostpoint.own_work():
             call = call.with_gradients(_connected(state, target, sources) if jacobian else result)
             findings = _guard(session, lambda: registry.run("none", call))
         session.add_findings(findings)
@@ -180,13 +188,28 @@ def _request(session, tape, state, caller, target, sources, output_gradients, co
             session.release(tape)
 
 
+def _count_eager_call(session: Session, caller, state) -> bool:
+    """Count an eager gradient call as a step (``Session._before_eager_gradient``): True to
+    check it. Per thread: under a MirroredStrategy each replica runs the same call once a
+    step. A stop the budget calls for inside a Python callback of TensorFlow's runtime (a
+    step run through a ``py_function``) would crash the user's graph there: it is deferred
+    to a host point, and this call runs on unchecked (``record.hostpoint``)."""
+    try:
+        return session._before_eager_gradient((caller.f_code, caller.f_lasti, hostpoint.thread_key()), state)
+    except StopCheck:
+        if hostpoint.at_host_point():
+            raise
+        hostpoint.defer_stop(session)
+        return False
+
+
 def _values_phase(session: Session, call: GradientCall) -> None:
     """The ``values`` checks; they never raise into the user's step (except under
     ``GRADCHECK_STRICT=1``, in tests) and their findings add to the None diagnosis."""
     if call.state is None or call.state.shadow is None:
         return
     try:
-        with session.paused(), _tf.stop_recording():
+        with session.paused(), _tf.stop_recording(), hostpoint.own_work():
             findings = registry.run("values", call)
     except Exception as error:  # noqa: BLE001 - gradcheck must not break the user's step
         internal_error(error)
