@@ -11,9 +11,9 @@ that block get no gradient.
 import argparse
 import math
 
+import keras
 import numpy as np
 import tensorflow as tf
-import keras
 from keras import layers
 
 parser = argparse.ArgumentParser()
@@ -125,7 +125,7 @@ class Diffusion(keras.Model):
             predicted = self.network([noisy, t], training=True)
             loss = tf.reduce_mean(tf.square(noise - predicted))
         grads = tape.gradient(loss, self.network.trainable_variables)
-        self.optimizer.apply_gradients(zip(grads, self.network.trainable_variables))
+        self.optimizer.apply_gradients(zip(grads, self.network.trainable_variables, strict=True))
         return {"loss": loss}
 
 
