@@ -13,6 +13,16 @@ through differentiable ops and float tensors); its time is measured apart, so th
 for the walk is gradcheck's own work. No TensorFlow is imported.
 
     python benchmarks/bench_scaling.py [--smoke] [--sizes 1000,10000,100000] [--reps 5] [--json]
+
+``--unet SIZE`` (``small`` or ``large``): a real model instead, the diffusion U-Net with
+attention blocks of ``benchmarks/programs/unet_attention.py`` (Keras 3, ``fit`` with a custom
+``train_step``), checked clean and with one cut inside the attention block at each depth
+(``--depths``), each in a fresh process with TensorFlow imported before the clock starts
+(``run_file`` in-process, as the CLI's child runs it). The figure per depth is the checked
+run of the cut model (its first step and the diagnosis) over the checked clean run, both
+from this run; the diagnosis alone (``analyze._diagnose``) is reported beside it.
+
+    python benchmarks/bench_scaling.py --unet large [--depths 0,1,2,3] [--reps 1] [--eager] [--json]
 """
 
 from __future__ import annotations
@@ -304,13 +314,115 @@ def run(sizes: list[int], reps: int, shapes: dict[str, int] | None = None) -> di
     return {"benchmark": "scaling", "rows": rows, "figures": [f.to_json() for f in figures]}
 
 
+UNET = Path(__file__).resolve().parent / "programs" / "unet_attention.py"
+
+
+def unet_worker(argv: list[str]) -> None:
+    """In a fresh process: import TensorFlow, then time ``run_file`` on the U-Net with
+    ``argv`` and the time spent in the diagnosis; print one JSON line."""
+    import os
+
+    import keras  # noqa: F401  (imported before the clock: both sides pay it alike)
+    import tensorflow  # noqa: F401
+
+    from gradcheck.trace.diagnose import analyze
+    from gradcheck.trace.run.runner import run_file
+
+    spent: list[float] = []
+    diagnose = analyze._diagnose
+
+    def timed(*args, **kwargs):
+        start = time.process_time()
+        try:
+            return diagnose(*args, **kwargs)
+        finally:
+            spent.append(time.process_time() - start)
+
+    analyze._diagnose = timed
+    os.chdir(UNET.parent)
+    start, cpu = time.perf_counter(), time.process_time()
+    result = run_file(str(UNET), argv=argv)
+    if result.error:
+        raise SystemExit(f"{UNET.name} {argv}: {result.error}")
+    wall, cpu = time.perf_counter() - start, time.process_time() - cpu
+    findings = [{"code": f.code, "line": f.line, "variables": list(f.variables)} for f in result.findings]
+    print(json.dumps({"wall_s": wall, "cpu_s": cpu, "diagnose_cpu_s": sum(spent), "findings": findings}))
+
+
+def run_unet(size: str, depths: list[int], reps: int, eager: bool) -> dict:
+    import subprocess
+
+    from benchmarks._common import CHILD_ENV, PYTHON, ROOT
+
+    env = {**CHILD_ENV, "PYTHONPATH": str(ROOT), "CUDA_VISIBLE_DEVICES": ""}
+    extra = ["--eager"] if eager else []
+    variants = {"clean": ["--size", size, *extra]}
+    variants.update({f"cut at depth {d}": ["--size", size, "--cut", str(d), *extra] for d in depths})
+    rows: dict[str, list[dict]] = {name: [] for name in variants}
+    for _ in range(reps):
+        for name, args in variants.items():
+            out = subprocess.run(
+                [PYTHON, __file__, "--unet-worker", *args], env=env, capture_output=True, text=True, check=True
+            )
+            rows[name].append(json.loads(out.stdout.strip().splitlines()[-1]))
+            print(f"{name}: {rows[name][-1]}", file=sys.stderr, flush=True)
+    clean = median([r["wall_s"] for r in rows["clean"]])
+    clean_cpu = median([r["cpu_s"] for r in rows["clean"]])
+    mode = "eager (run_eagerly)" if eager else "graph (fit)"
+    figures = []
+    for name in variants:
+        if name == "clean":
+            continue
+        runs = rows[name]
+        value, cpu = median([r["wall_s"] for r in runs]), median([r["cpu_s"] for r in runs])
+        diagnosis = median([r["diagnose_cpu_s"] for r in runs])
+        codes = sorted({f"{f['code']}:{f['line']}" for r in runs for f in r["findings"]})
+        figures.append(
+            Figure(
+                name=f"U-Net with attention ({size}, {mode}), {name}: first checked step + diagnosis",
+                value=value,
+                unit="s",
+                baseline_name="the clean U-Net's first checked step, same run",
+                baseline=clean,
+                ratio=value / clean,
+                target="<= 2x the clean first step",
+                met=value / clean <= 2.0,
+                reps=reps,
+                spread=[r["wall_s"] for r in runs],
+                baseline_spread=[r["wall_s"] for r in rows["clean"]],
+                cpu_value=cpu,
+                cpu_baseline=clean_cpu,
+                cpu_ratio=cpu / clean_cpu,
+                notes=f"diagnosis alone {fmt_seconds(diagnosis)} CPU ({diagnosis / clean_cpu:.2f}x the clean step); findings {', '.join(codes)}",
+            )
+        )
+    return {"benchmark": "scaling-unet", "rows": rows, "figures": [f.to_json() for f in figures]}
+
+
 def main(argv: list[str] | None = None) -> None:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["--unet-worker"]:
+        unet_worker(argv[1:])
+        return
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--smoke", action="store_true", help="sizes 300, 1000, 3000, one run")
     parser.add_argument("--sizes", default=None, help="comma-separated op counts (default 1000,10000,100000)")
     parser.add_argument("--reps", type=int, default=None, help="runs per size (default 5)")
     parser.add_argument("--json", action="store_true", help="print the result as one JSON line")
+    parser.add_argument("--unet", choices=["small", "large"], help="the attention U-Net instead (see above)")
+    parser.add_argument("--depths", default="0,1,2,3", help="--unet: the attention blocks to cut, by depth")
+    parser.add_argument("--eager", action="store_true", help="--unet: fit with run_eagerly=True")
     args = parser.parse_args(argv)
+    if args.unet:
+        out = run_unet(args.unet, [int(d) for d in args.depths.split(",")], args.reps or 1, args.eager)
+        if args.json:
+            print(json.dumps(out))
+        else:
+            for fig in out["figures"]:
+                print(
+                    f"{fig['name']}: {fmt_seconds(fig['value'])} vs {fmt_seconds(fig['baseline'])} = {fig['ratio']:.2f}x; {fig['notes']}"
+                )
+        return
     sizes = args.sizes or ("300,1000,3000" if args.smoke else "1000,10000,100000")
     out = run([int(s) for s in sizes.split(",")], args.reps or (1 if args.smoke else 5))
     if args.json:

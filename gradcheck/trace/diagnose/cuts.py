@@ -29,7 +29,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from gradcheck.trace.record.dataflow import Flow, Key, WriteKey
+from gradcheck.trace.record.dataflow import CUSTOM_GRADIENT_RESULTS, TAG_CUSTOM_GRADIENT, Flow, Key, WriteKey
 
 #: Cut kinds.
 BLOCK = "block"  # op has no gradient for a float input
@@ -67,9 +67,10 @@ def find_cuts(
     """``watched``: the tensors the user's tape watched (a cut at a tensor made outside
     TensorFlow is "unwatched" only when the tape did not watch it)."""
     targets, watched = list(targets), frozenset(watched)
-    result = _find(flow, targets, set(sources), live_fn, 0, True, watched)
+    walk = _Walk(flow, _memo_live(live_fn), watched)
+    result = walk.find(targets, set(sources), 0, True)
     if result.unreached:
-        rest = _find(flow, targets, result.unreached, live_fn, 0, False, watched)
+        rest = walk.find(targets, result.unreached, 0, False)
         result = CutResult(_merge(result.cuts + rest.cuts), rest.unreached)
     return CutResult(_prefer_inside(result.cuts), result.unreached)
 
@@ -87,9 +88,63 @@ def _prefer_inside(cuts: list[Cut]) -> list[Cut]:
     return out
 
 
-def _find(
-    flow: Flow, targets: list[Key], sources: set, live_fn: LiveFn, depth: int, data: bool, watched: frozenset
-) -> CutResult:
+def _memo_live(live_fn: LiveFn) -> LiveFn:
+    """Liveness asked once per set of targets where it can be: a later question about the
+    same targets is answered from the earlier one, or asks about the tensors of both (one
+    gradient request costs about the same whatever it asks about: in a ``tf.function`` it
+    builds the whole backward pass)."""
+    answers: dict[frozenset, tuple[set, set]] = {}  # targets -> (keys asked, keys live)
+
+    def live(targets: list[Key], keys: set[Key]) -> set[Key]:
+        index = frozenset(targets)
+        known = answers.get(index)
+        if known is None or not keys <= known[0]:
+            asked = set(keys) | (known[0] if known is not None else set())
+            known = answers[index] = (asked, set(live_fn(targets, asked)))
+        return known[1] & keys
+
+    return live
+
+
+class _Walk:
+    """One diagnosis: the flow, liveness and the levels already walked. A level is keyed
+    by its targets, sources and edge kind: the culprits of one level often lead to the same
+    earlier cut (every Swish after an attention block cut by an ArgMax leads back to that
+    ArgMax), and walking it again for each, at each depth, made the walk exponential in the
+    number of such culprits."""
+
+    def __init__(self, flow: Flow, live_fn: LiveFn, watched: frozenset) -> None:
+        self.flow, self.live_fn, self.watched = flow, live_fn, watched
+        self.levels: dict[tuple, CutResult | None] = {}
+
+    def find(self, targets: list[Key], sources: set, depth: int, data: bool) -> CutResult:
+        key = (frozenset(targets), frozenset(sources), data)
+        if key in self.levels:
+            done = self.levels[key]
+            if done is None:  # asked again from inside its own walk: nothing new there
+                return CutResult([], set())
+            return CutResult([_copy(c) for c in done.cuts], set(done.unreached))
+        self.levels[key] = None
+        result = _find(self, targets, sources, depth, data)
+        self.levels[key] = CutResult([_copy(c) for c in result.cuts], set(result.unreached))
+        return result
+
+
+def _copy(cut: Cut) -> Cut:
+    return Cut(
+        cut.kind,
+        cut.op,
+        set(cut.sources),
+        list(cut.later),
+        set(cut.region),
+        list(cut.targets),
+        cut.data,
+        set(cut.inputs),
+    )
+
+
+def _find(walk: _Walk, targets: list[Key], sources: set, depth: int, data: bool) -> CutResult:
+    flow, live_fn, watched = walk.flow, walk.live_fn, walk.watched
     cone = flow.backward_cone(targets, data)
     # Which sources reach each op of the cone, all sources in one pass (bit i of an op's
     # mask stands for the i-th source): one forward walk per source is O(sources x ops).
@@ -126,8 +181,11 @@ def _find(
                 break
         else:
             continue
+        results = op.attrs.get(CUSTOM_GRADIENT_RESULTS, 0) if op.tag == TAG_CUSTOM_GRADIENT else 0
         for t in flow.inputs_of(op, data):
             if t in on_path and t not in live:
+                if results and t in op.inputs[:results] and _covered(flow, op, t, results, masks, bits):
+                    continue
                 level.classify(t, i)
     for t in targets:  # an integer loss: walk back from it like from an integer input
         if not flow.is_differentiable(t) and t in flow.producer and flow.producer[t] in region:
@@ -150,7 +208,7 @@ def _find(
         if not owners:
             continue
         if kind in (BLOCK, BOUNDARY) and inputs and depth < MAX_DEPTH:
-            inner = _find(flow, sorted(inputs, key=repr), owners, live_fn, depth + 1, data, watched)
+            inner = walk.find(sorted(inputs, key=repr), owners, depth + 1, data)
             earlier = set()
             for cut in inner.cuts:
                 cut.later.append(culprit)
@@ -172,6 +230,23 @@ def _find(
                 # paths run through indices or conditions, where "fix both" means nothing
                 cut.later = []
     return CutResult(cuts, unreached)
+
+
+def _covered(flow: Flow, op, t: Key, results: int, masks: dict[int, int], bits: dict) -> bool:
+    """A custom gradient's result input ``t`` (TensorFlow sends it no gradient, by
+    construction) is no cut when every source reaching it also reaches the function's
+    arguments, along which the gradient does flow: a cut there or before is found on
+    its own. A result fed by a value that is no argument (a closure) stays a cut."""
+
+    def mask(key: Key) -> int:
+        producer = flow.producer.get(key)
+        return bits.get(key, 0) | (masks.get(producer, 0) if producer is not None else 0)
+
+    args = 0
+    for key in op.inputs[results:]:
+        args |= mask(key)
+    reaching = mask(t)
+    return bool(args) and not reaching & ~args
 
 
 def _bypasses(flow: Flow, cut: Cut, region: set[int], targets: set, data: bool) -> bool:

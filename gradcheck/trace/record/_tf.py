@@ -207,6 +207,26 @@ def gradient_override_type(op) -> str | None:
     return value.decode() if isinstance(value, bytes) else str(value)
 
 
+def custom_gradient_results(op) -> int | None:
+    """How many of a graph-mode ``tf.custom_gradient``'s ``IdentityN`` inputs are the
+    function's results (the rest are its arguments and variables): TensorFlow's gradient of
+    that op is None for them by construction, whatever flows into them. Read from the
+    closure of the registered gradient function (``_graph_mode_decorator``); None when
+    this TensorFlow builds it otherwise."""
+    override = gradient_override_type(op)
+    if not override:
+        return None
+    try:
+        entry = ops._gradient_registry.lookup(override)
+        cells = dict(zip(entry.__code__.co_freevars, entry.__closure__ or (), strict=True))
+        inner = cells["tape_grad_fn"].cell_contents
+        count = dict(zip(inner.__code__.co_freevars, inner.__closure__ or (), strict=True))["flat_result_len"]
+        count = count.cell_contents
+    except (LookupError, AttributeError, TypeError, ValueError):
+        return None
+    return count if isinstance(count, int) else None
+
+
 def is_tensor(value) -> bool:
     return tf.is_tensor(value)
 

@@ -26,6 +26,9 @@ TAG_ASSIGN = "assign"
 TAG_CUSTOM_GRADIENT = "custom_gradient"
 TAG_FUNCTION = "function"
 TAG_READ = "read"
+#: ``Op.attrs`` key of a custom gradient's IdentityN (graph mode): how many of its first
+#: inputs are the function's results, into which TensorFlow never sends a gradient.
+CUSTOM_GRADIENT_RESULTS = "custom_gradient_results"
 #: The virtual op of a ``tape.gradient`` call made while no tape recorded (eager).
 GRADIENT_CALL = "tape.gradient"
 

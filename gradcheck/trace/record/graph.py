@@ -10,7 +10,14 @@ created between the tape's push and pop, which op ids tell.
 from __future__ import annotations
 
 from gradcheck.trace.record import _tf
-from gradcheck.trace.record.dataflow import TAG_ASSIGN, TAG_CUSTOM_GRADIENT, TAG_FUNCTION, TAG_READ, Flow
+from gradcheck.trace.record.dataflow import (
+    CUSTOM_GRADIENT_RESULTS,
+    TAG_ASSIGN,
+    TAG_CUSTOM_GRADIENT,
+    TAG_FUNCTION,
+    TAG_READ,
+    Flow,
+)
 from gradcheck.trace.record.eager import _ASSIGN_OPS, _DIFFERENTIABLE_ENUMS, _READ_OPS, _RESOURCE_ENUM, _VARIANT_ENUM
 
 _FUNCTION_OPS = frozenset({"PartitionedCall", "StatefulPartitionedCall"})
@@ -128,14 +135,19 @@ def build_flow(graph, windows: list[tuple[int, int]], upto: int, recorder=None) 
                 flow.differentiable[k] = False
             elif not _tf.is_differentiable_dtype(dtype) and dtype != _tf.tf.variant:
                 flow.differentiable[k] = False  # a variant (TensorList) carries gradients
+        tag = _tag(op)
+        # a custom gradient's IdentityN: which of its inputs are the results (no gradient
+        # ever flows into them; the cut finder must not take that for a cut)
+        results = _tf.custom_gradient_results(op) if tag == TAG_CUSTOM_GRADIENT else None
         flow.add(
             op.type,
             [key(t) for t in op.inputs] if ident not in captured else [captured[ident]],
             outputs,
             recorded=recorded,
             site=op,
-            tag=_tag(op),
+            tag=tag,
             name=op.name,
+            attrs={CUSTOM_GRADIENT_RESULTS: results} if results else None,
             nondata=_tf.nondata_inputs(op.type, len(op.inputs)),
         )
     return flow, tensors
