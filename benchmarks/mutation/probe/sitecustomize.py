@@ -82,7 +82,8 @@ def _status(norm: float, finite: bool) -> str:
 
 
 def _record(key, line, names, stats, nones, graph=False) -> None:
-    """Store one executed gradient call; end the run when its site comes round again."""
+    """Store one executed gradient call; end the run when its site comes round again (with
+    ``GCM_PROBE_PHASES``: go on, and count the repeat towards the next phase)."""
     with _LOCK:
         if key in _SEEN_EXEC:
             repeat = True
