@@ -4,7 +4,8 @@ Fast part (no TensorFlow): every operator's libcst transform on a small snippet,
 mutants each operator makes at every site of every smoke program. Slow part: one real run of
 ``python -m benchmarks.mutation`` (real CLI, real subprocesses, real TensorFlow, a fresh probe
 cache) on a few mutants, checking the probe's ground truth, silent originals and twins, and
-a floor on gradcheck's all-right count, measured, so that a regression shows.
+a floor on gradcheck's all-right count, measured, so that a regression shows; and a second
+run on a multi-phase program, with a bug in its second training that gradcheck must explain.
 """
 
 from __future__ import annotations
