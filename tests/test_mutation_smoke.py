@@ -4,7 +4,8 @@ Fast part (no TensorFlow): every operator's libcst transform on a small snippet,
 mutants each operator makes at every site of every smoke program. Slow part: one real run of
 ``python -m benchmarks.mutation`` (real CLI, real subprocesses, real TensorFlow, a fresh probe
 cache) on a few mutants, checking the probe's ground truth, silent originals and twins, and
-a floor on gradcheck's all-right count, measured, so that a regression shows.
+a floor on gradcheck's all-right count, measured, so that a regression shows; and a second
+run on a multi-phase program, with a bug in its second training that gradcheck must explain.
 """
 
 from __future__ import annotations
@@ -120,6 +121,8 @@ SMOKE_SITES = {
     "smoke_dqn_step": {"remove_stop_gradient": 1, "argmax_output": 2, "wrong_model_vars": 0},
     "smoke_actor_critic": {"wrong_model_vars": 2, "all_variables": 2, "remove_epsilon": 1, "remove_stop_gradient": 1},
     "smoke_wgan_gp": {"watch_int": 1, "remove_watch": 1, "wrong_model_vars": 2, "argmax_output": 4},
+    # multi-phase: a critic update after a replay warm-up, then an actor update every 4th step
+    "smoke_replay_agent": {"argmax_output": 4, "wrong_model_vars": 2, "remove_stop_gradient": 2, "remove_epsilon": 1},
 }
 
 
@@ -135,6 +138,68 @@ def test_mutants_at_every_site(program):
     for name, ms in mutants.items():
         for m in ms:
             compile(m.source, f"{program}:{name}", "exec")
+
+
+#: the training each site of the multi-phase smoke programs is in, by its entry point's ordinal
+#: (what `--phase` selects by; the probe then says in which phase the bug shows)
+PHASE_SITES = {
+    "smoke_replay_agent": {"argmax_output": [1, 1, 2, 2], "wrong_model_vars": [1, 2], "remove_epsilon": [2]},
+    "smoke_gan_warmup": {"argmax_output": [1, 2, 2, 2], "wrong_model_vars": [1, 2, 3], "drop_loss_term": [2, 2]},
+    "smoke_ssl_finetune": {"argmax_output": [2, 2, 2, 2], "drop_layer_result": [4], "hoist_forward": [2]},
+}
+
+
+@pytest.mark.parametrize("program", sorted(PHASE_SITES))
+def test_sites_by_training(program):
+    from benchmarks.mutation import bench
+
+    (p,) = [p for p in manifest.load(manifest.SMOKE) if p.name == program]
+    assert p.phases and p.env["GCM_PROBE_PHASES"] == "1"
+    src = p.local.read_text(encoding="utf-8")
+    for name, ordinals in PHASE_SITES[program].items():
+        assert [bench.entry_ordinal(src, m.lines) for m in OPERATORS[name].mutants(src)] == ordinals, name
+
+
+def _rec(phase, status, names=("w",), graph=False):
+    return {
+        "line": 1,
+        "phase": phase,
+        "graph": graph,
+        "sources": [{"name": n, "status": status, "norm": None if status == "none" else 1.0} for n in names],
+    }
+
+
+def test_ground_truth_by_phase():
+    """The phase of a mutant is the probe's phase of the first gradient request that changed."""
+    orig = {"records": [_rec(1, "ok"), _rec(2, "ok", ("a", "b")), _rec(2, "ok", ("c",))], "crash": None}
+    later = {"records": [_rec(1, "ok"), _rec(2, "ok", ("a", "b")), _rec(2, "none", ("c",))], "crash": None}
+    d = score.compare(orig, later)
+    assert d["phase"] == 2 and d["starved"] == ["c"] and score.classify("starve", False, d) == "valid"
+    assert score.compare(orig, json.loads(json.dumps(orig)))["phase"] is None
+    first = {"records": [_rec(1, "none"), *orig["records"][1:]], "crash": None}
+    assert score.compare(orig, first)["phase"] == 1
+    # a tf.function step that raises at trace time on its all-None gradients: what the trace
+    # knew stands for the requests that never ran ("?" = not known, keeps the original's status)
+    raised = {
+        "records": [_rec(1, "ok")],
+        "traced": [
+            {"line": 1, "sources": [{"name": "a", "status": "none"}, {"name": "b", "status": "?"}]},
+            {"line": 1, "sources": [{"name": "c", "status": "?"}]},
+        ],
+        "crash": {"type": "ValueError", "message": "No gradients provided for any variable."},
+        "returncode": 1,
+    }
+    d = score.compare(orig, raised)
+    assert d["phase"] == 2 and d["starved"] == ["a"] and not d["crashed"]
+    # a later training that crashes before its gradients, with nothing starved: a crash there
+    gone = {"records": [_rec(1, "ok")], "crash": {"type": "TypeError", "message": "x"}, "returncode": 1}
+    d = score.compare(orig, gone)
+    assert d["crashed"] and d["phase"] == 2 and score.classify("starve", False, d) == "crashed"
+    # a probe without phases (one training): no phase, and a late crash is not counted as one
+    flat = {"records": [{k: v for k, v in r.items() if k not in ("phase", "graph")} for r in orig["records"]]}
+    d = score.compare(flat, {**gone, "records": flat["records"][:1]})
+    assert d["phase"] is None and not d["crashed"]
+    assert score.phase_bucket(None) == score.phase_bucket(1) == "1" and score.phase_bucket(3) == ">=2"
 
 
 def test_adapt_transforms():
@@ -210,9 +275,25 @@ SMOKE_RUN = [
 ALL_RIGHT_FLOOR = 2
 
 
-@pytest.fixture(scope="module")
-def smoke_run(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("mutation")
+# A bug in a second training: the replay agent's actor update (every fourth iteration, after
+# the critic's update has repeated), the first site `--phase later` picks for argmax_output.
+# gradcheck before the check of every training (f7f6c08) ended the run at the critic's second
+# step and said nothing (docs/accuracy.md, "bugs in later trainings"). 2 files, 4 children.
+SMOKE_RUN_LATER = [
+    "--programs",
+    "smoke_replay_agent",
+    "--operators",
+    "argmax_output",
+    "--phase",
+    "later",
+    "--max-sites",
+    "1",
+    "--sample-twins",
+    "0",
+]
+
+
+def _bench(tmp, args: list[str]) -> tuple[dict, str]:
     out = tmp / "smoke.json"
     env = {k: v for k, v in os.environ.items() if k != "GRADCHECK_STRICT"}
     env["GRADCHECK_MUTATION_PROBES"] = str(tmp / "probes")  # no cached ground truth
@@ -225,7 +306,7 @@ def smoke_run(tmp_path_factory):
             str(manifest.SMOKE),
             "-j",
             "2",
-            *SMOKE_RUN,
+            *args,
             "--json",
             str(out),
             "--workdir",
@@ -239,6 +320,16 @@ def smoke_run(tmp_path_factory):
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
     return json.loads(out.read_text(encoding="utf-8")), proc.stdout
+
+
+@pytest.fixture(scope="module")
+def smoke_run(tmp_path_factory):
+    return _bench(tmp_path_factory.mktemp("mutation"), SMOKE_RUN)
+
+
+@pytest.fixture(scope="module")
+def smoke_run_later(tmp_path_factory):
+    return _bench(tmp_path_factory.mktemp("mutation-later"), SMOKE_RUN_LATER)
 
 
 def test_smoke_run(smoke_run):
@@ -262,3 +353,21 @@ def test_smoke_run(smoke_run):
     assert all(r["verdict"]["class"] == "twin" and r["verdict"]["findings"] == 0 for r in twins)
     assert not s["precision"]["originals_flagged"] and not s["precision"]["twins_flagged"]
     assert s["total"]["all"] >= ALL_RIGHT_FLOOR
+
+
+def test_smoke_run_later_training(smoke_run_later):
+    data, stdout = smoke_run_later
+    s, recs = data["summary"], data["records"]
+    by = {r["kind"]: r for r in recs}
+    assert set(by) == {"original", "mutant"} and "phase >=2" in stdout
+    orig, mut = by["original"], by["mutant"]
+    # The probe ran past the critic's repeated step: both trainings' first requests, phased.
+    assert [r["phase"] for r in orig["probe"]["records"]] == [1, 2]
+    assert orig["verdict"]["findings"] == 0 and not orig["verdict"]["cannot_check"]
+    # TensorFlow: the argmax in the actor's update starves the actor, in the second training.
+    v = mut["verdict"]
+    assert v["class"] == "valid" and v["phase"] == 2
+    assert v["diff"]["starved"] and all(n.startswith("sequential_2/") for n in v["diff"]["starved"])
+    # gradcheck checks the second training's first step and explains it.
+    assert v["found"] and v["all"], mut["gradcheck"]
+    assert s["phases"][">=2"] == {"valid": 1, "found": 1, "code": 1, "line": 1, "all": 1, "cannot_check": 0}

@@ -41,6 +41,17 @@ def main(argv: list[str] | None = None) -> int:
         metavar="JSON",
         help="an earlier run's --json (same settings): keep what it measured, run only the rest",
     )
+    ap.add_argument(
+        "--phase",
+        choices=("first", "later"),
+        help="score only the mutants whose bug shows first in the first training (first) or in a "
+        "second or later one (later); needs programs with `phases = true`",
+    )
+    ap.add_argument(
+        "--engine",
+        type=Path,
+        help="the checkout whose gradcheck is scored (default: this one), e.g. a worktree of an older commit",
+    )
     ap.add_argument("--list", action="store_true", help="list the programs and operators, then exit")
     args = ap.parse_args(argv)
 
@@ -57,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
     operators = [OPERATORS[n] for n in names]
     if args.list:
         for p in programs:
-            print(f"program  {p.name:32} {','.join(p.shapes)}")
+            print(f"program  {p.name:32} {','.join(p.shapes)}{'  (phases)' if p.phases else ''}")
         for op in operators:
             print(f"operator {op.name:32} {','.join(op.codes)}  {op.summary}")
         return 0
@@ -67,6 +78,13 @@ def main(argv: list[str] | None = None) -> int:
     from benchmarks.mutation import bench
 
     bench.CACHED_ONLY = args.cached_truth
+    bench.PHASE = args.phase
+    if args.engine:
+        from benchmarks.mutation import run
+
+        if not (args.engine / "gradcheck" / "__init__.py").is_file():
+            ap.error(f"--engine {args.engine}: no gradcheck package there")
+        run.ENGINE = args.engine.resolve()
     resume = {}
     if args.resume:
         for r in json.loads(args.resume.read_text(encoding="utf-8"))["records"]:
@@ -78,6 +96,8 @@ def main(argv: list[str] | None = None) -> int:
         summary = report.summarize(states, operators)
         summary.update(command=command, elapsed_s=round(time.monotonic() - start, 1))
         summary["mode"] = "static" if args.static else "trace"
+        summary["engine"] = str(args.engine.resolve()) if args.engine else "this checkout"
+        summary["phase"] = args.phase or "all"
         return summary
 
     def write(states: list, partial: bool = True) -> None:

@@ -70,6 +70,8 @@ def make_jobs(
     if sample is None:
         muts = {op.name: op.mutants(st.source) for op in operators}
         st.census = {name: len(ms) for name, ms in muts.items()}
+        if PHASE is not None:  # only the sites of the trainings asked for (then the probe decides)
+            muts = {name: [m for m in ms if _in_phase(st.source, m)] for name, ms in muts.items()}
     else:  # count every site, but write only the mutants that will run
         st.census = {op.name: op.count_sites(st.source) for op in operators}
     order = operators[rotation % len(operators) :] + operators[: rotation % len(operators)] if operators else []
@@ -78,7 +80,11 @@ def make_jobs(
         chosen += [("mutant", op, m) for op in operators for m in muts[op.name][:max_sites]]
     else:
         picked = [op for op in order if st.census[op.name]][:sample]
-        chosen += [("mutant", op, m) for op in picked for m in op.mutants(st.source, limit=1)]
+        if PHASE is None:
+            chosen += [("mutant", op, m) for op in picked for m in op.mutants(st.source, limit=1)]
+        else:
+            for op in picked:
+                chosen += [("mutant", op, m) for m in op.mutants(st.source) if _in_phase(st.source, m)][:1]
     twin_ops = order if sample_twins is None else [op for op in order if st.census[op.name]][:sample_twins]
     for op in twin_ops:
         chosen += [("twin", op, t) for t in op.twins(st.source, twins_per_operator)]
@@ -102,6 +108,38 @@ def make_jobs(
 
 
 CACHED_ONLY = False  # set by --cached-truth: never run a probe, use only cached ground truth
+#: set by --phase: score only the mutants whose bug shows first in this training phase
+#: ("first": phase 1, "later": phase 2 or later; None: all); the others are "other-phase"
+PHASE: str | None = None
+
+
+def entry_ordinal(source: str, lines: list[int]) -> int:
+    """The ordinal (1-based, in source order) of the training entry point a site belongs to:
+    the first ``model.fit`` / ``tape.gradient`` / ``minimize`` call at or after the site's
+    last line (``gradcheck.trainings``). A guess from the text, used only to choose which
+    sites to mutate: the phase a mutant is scored in is the probe's."""
+    from gradcheck.trainings import entry_points  # ast only, no TensorFlow
+
+    entries = _ENTRIES.get(source)
+    if entries is None:
+        entries = _ENTRIES[source] = [e.end_line for e in entry_points(source)]
+    line = max(lines) if lines else 0
+    return next((i for i, end in enumerate(entries, 1) if end >= line), max(len(entries), 1))
+
+
+_ENTRIES: dict[str, list[int]] = {}
+
+
+def _in_phase(source: str, m: Mutation) -> bool:
+    """The mutant's site is in the trainings ``--phase`` asks for, by its entry point's ordinal."""
+    n = entry_ordinal(source, m.lines)
+    return n >= 2 if PHASE == "later" else n == 1
+
+
+def _selected(phase: int | None) -> bool:
+    if PHASE is None:
+        return True
+    return (score.phase_bucket(phase) == ">=2") == (PHASE == "later")
 
 
 def _run_original(job: run.Job, static: bool) -> None:
@@ -134,11 +172,13 @@ def _derived(job: run.Job, original: run.Job, static: bool) -> None:
     if job.probe is None:  # not run: no cached ground truth
         return
     diff = score.compare(original.probe or {}, job.probe)
-    v: dict[str, Any] = {"diff": diff}
+    v: dict[str, Any] = {"diff": diff, "phase": diff.get("phase")}
     if job.kind == "mutant":
         v["class"] = score.classify(op.effect, op.crash_ok, diff)
         if v["class"] == "valid" and op.live_stop and not score.stop_was_live(original.probe or {}, job.lines):
             v["class"] = "equivalent"  # the removed stop held back no gradient
+        if v["class"] == "valid" and not _selected(diff.get("phase")):
+            v["class"] = "other-phase"  # a valid mutant, in a training --phase leaves out
         if v["class"] == "valid":
             job.gradcheck = run.gradcheck(job, static)
             v.update(score.score(job.codes, job.lines, diff, job.gradcheck, names_variables=not static))

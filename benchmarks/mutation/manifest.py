@@ -29,6 +29,9 @@ class Program:
     keras: str = "keras3"  # or "tf_keras"
     timeout: float = 90.0
     env: dict[str, str] = field(default_factory=dict)
+    #: trains in more than one phase: the probe runs on past the first repeated step and
+    #: records every training's first step, with its phase (``GCM_PROBE_PHASES``)
+    phases: bool = False
 
 
 def load(path: Path = PROGRAMS) -> list[Program]:
@@ -39,6 +42,8 @@ def load(path: Path = PROGRAMS) -> list[Program]:
         if "local" in p:
             p["local"] = (path.parent / p["local"]).resolve()
         p.setdefault("notebook", str(p.get("path", "")).endswith(".ipynb"))
+        if p.get("phases"):
+            p["env"] = {**p.get("env", {}), "GCM_PROBE_PHASES": "1"}
         out.append(Program(**p))
     names = [p.name for p in out]
     dup = {n for n in names if names.count(n) > 1}

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from typing import Any
 
+from benchmarks.mutation import score
 from benchmarks.mutation.operators import Operator
 
 SCORES = ("found", "code", "line", "all")
@@ -17,6 +18,7 @@ def _blank() -> dict[str, int]:
         "equivalent": 0,
         "no-effect": 0,
         "crashed": 0,
+        "other-phase": 0,
         **dict.fromkeys(SCORES, 0),
         "cannot_check": 0,
     }
@@ -33,6 +35,9 @@ def summarize(states: list[Any], operators: list[Operator]) -> dict[str, Any]:
     not_checkable: list[dict[str, Any]] = []
     skipped = []
     misses: list[dict[str, Any]] = []
+    # valid mutants by the training phase their bug shows in (the probe's, GCM_PROBE_PHASES)
+    by_phase: dict[str, dict[str, int]] = {b: _phase_blank() for b in PHASES}
+    prog_phase: dict[str, dict[str, dict[str, int]]] = {}
     for st in states:
         name = st.program.name
         if st.skipped:
@@ -96,6 +101,13 @@ def summarize(states: list[Any], operators: list[Operator]) -> dict[str, Any]:
             if v["class"] != "valid":
                 continue
             cells[j.operator][1] += 1
+            bucket = score.phase_bucket(v.get("phase"))
+            pp = prog_phase.setdefault(name, {b: _phase_blank() for b in PHASES})
+            for r in (by_phase[bucket], pp[bucket]):
+                r["valid"] += 1
+                for sc in SCORES:
+                    r[sc] += int(v[sc])
+                r["cannot_check"] += int(v.get("cannot_check", False))
             for r in (rec, row):
                 for s in SCORES:
                     r[s] += int(v[s])
@@ -107,6 +119,7 @@ def summarize(states: list[Any], operators: list[Operator]) -> dict[str, Any]:
                         "program": name,
                         "operator": j.operator,
                         "site": j.site,
+                        "phase": v.get("phase"),
                         "detail": j.detail,
                         "expected": {"codes": list(j.codes), "lines": j.lines, "starved": v["diff"]["starved"][:6]},
                         "got": [
@@ -126,6 +139,8 @@ def summarize(states: list[Any], operators: list[Operator]) -> dict[str, Any]:
         "operators": per_op,
         "programs": per_prog,
         "grid": dict(grid),
+        "phases": by_phase,
+        "program_phases": prog_phase,
         "total": total,
         "codes": {op.name: list(op.codes) for op in operators},
         "precision": {
@@ -139,6 +154,28 @@ def summarize(states: list[Any], operators: list[Operator]) -> dict[str, Any]:
         "skipped": skipped,
         "misses": misses,
     }
+
+
+PHASES = ("1", ">=2")
+
+
+def _phase_blank() -> dict[str, int]:
+    return {"valid": 0, **dict.fromkeys(SCORES, 0), "cannot_check": 0}
+
+
+def phase_rows(s: dict[str, Any]) -> list[list[str]]:
+    """Per program and phase, then the totals: valid mutants and how many gradcheck got right."""
+    rows = [["program", "phase", "valid", "found", "code right", "line right", "all right", "cannot check"]]
+    items = [(name, by) for name, by in s.get("program_phases", {}).items()]
+    items.append(("**total**", s.get("phases", {})))
+    for name, by in items:
+        for b in PHASES:
+            r = by.get(b)
+            if not r or (not r["valid"] and name != "**total**"):
+                continue
+            n = r["valid"]
+            rows.append([name, b, str(n), *(_pct(r[k], n) for k in SCORES), str(r["cannot_check"])])
+    return rows
 
 
 def _pct(a: int, n: int) -> str:
@@ -164,6 +201,7 @@ def render_markdown(s: dict[str, Any]) -> str:
         "equivalent",
         "no effect",
         "crashed",
+        "other phase",
         "valid",
         "found",
         "code right",
@@ -182,6 +220,7 @@ def render_markdown(s: dict[str, Any]) -> str:
                 str(r["equivalent"]),
                 str(r["no-effect"]),
                 str(r["crashed"]),
+                str(r["other-phase"]),
                 str(n),
                 *(_pct(r[k], n) for k in SCORES),
             ]
@@ -219,6 +258,9 @@ def render_markdown(s: dict[str, Any]) -> str:
             ]
         )
     lines += ["### Per program", "", *_table(rows), ""]
+    if s.get("program_phases"):
+        lines += ["### Per training phase (valid mutants by the phase their bug shows in)", ""]
+        lines += [*_table(phase_rows(s)), ""]
     ops = [o for o in s["operators"] if s["operators"][o]["valid"]]
     rows = [["program", *ops]]
     for name in s["programs"]:
@@ -260,6 +302,13 @@ def render_text(s: dict[str, Any]) -> str:
             f"{name:26} {r['sites']:5} {r['equivalent']:5} {r['no-effect']:5} {r['crashed']:5} {r['valid']:5} "
             f"{r['found']:5} {r['code']:5} {r['line']:5} {r['all']:5}"
         )
+    for b in PHASES:
+        r = s.get("phases", {}).get(b)
+        if r and r["valid"]:
+            out.append(
+                f"{'phase ' + b:26} {'':5} {'':5} {'':5} {'':5} {r['valid']:5} "
+                f"{r['found']:5} {r['code']:5} {r['line']:5} {r['all']:5}"
+            )
     p = s["precision"]
     out.append(
         f"originals flagged: {len(p['originals_flagged'])}/{p['originals']}   twins flagged: "

@@ -15,6 +15,9 @@ from benchmarks.mutation.probe import PROBE_DIR
 
 PROBE_CACHE = Path(os.environ.get("GRADCHECK_MUTATION_PROBES", "~/.cache/gradcheck/mutation-probes")).expanduser()
 ROOT = Path(__file__).resolve().parents[2]
+#: the checkout whose ``gradcheck`` is scored (``--engine``): this one unless told, so that one
+#: benchmark can measure an older engine (a worktree of an earlier commit) on the same mutants
+ENGINE = ROOT
 
 
 @dataclass
@@ -96,7 +99,7 @@ def gradcheck(job: Job, static: bool = False) -> dict[str, Any]:
         cmd.append("--static")
     # seeded as under the probe (``GCM_SEED_ONLY``: seeds only, records nothing), so that
     # gradcheck judges the run whose gradients are the ground truth
-    env = _child_env({**job.env, "PYTHONPATH": f"{PROBE_DIR}{os.pathsep}{ROOT}", "GCM_SEED_ONLY": "1"})
+    env = _child_env({**job.env, "PYTHONPATH": f"{PROBE_DIR}{os.pathsep}{ENGINE}", "GCM_SEED_ONLY": "1"})
     try:
         proc = subprocess.run(
             [*cmd, job.path.name],

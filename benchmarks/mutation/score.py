@@ -13,18 +13,51 @@ def _records(p: dict[str, Any]) -> list[dict[str, Any]]:
     return p.get("records") or p.get("traced") or []
 
 
+def _traced_after(missing: list[dict[str, Any]], done: list[dict[str, Any]], mut: dict[str, Any]) -> list:
+    """A phased mutant that stopped before some training's gradients ran (a ``tf.function``
+    step that raises at trace time, e.g. on all-None gradients): what its traces showed of
+    them, in order. The traced requests (one per distinct sources, retraces folded) past those
+    whose graph did run (``graph`` records) stand for the missing ones. A gradient the trace
+    cannot value ("?") keeps the original's status, so only the ``None`` it knew count."""
+    distinct: list[dict[str, Any]] = []
+    seen: set[tuple[str, ...]] = set()
+    for t in mut.get("traced") or []:
+        names = tuple(s["name"] for s in t["sources"])
+        if names not in seen:
+            seen.add(names)
+            distinct.append(t)
+    ran = sum(1 for r in done if r.get("graph"))
+    out = []
+    for t, o in zip(distinct[ran:], missing, strict=False):
+        before = {s["name"]: s for s in o["sources"]}
+        sources = [
+            {**s, "status": (before.get(s["name"]) or {}).get("status", "ok") if s["status"] == "?" else s["status"]}
+            | {"norm": None}
+            for s in t["sources"]
+        ]
+        out.append({"line": t.get("line"), "sources": sources})
+    return out
+
+
 def runs(p: dict[str, Any]) -> bool:
     """The program reached at least one gradient call under plain python."""
     return bool(_records(p))
 
 
 def compare(orig: dict[str, Any], mut: dict[str, Any]) -> dict[str, Any]:
-    """What changed: sources newly None/zero (starved), newly non-finite, any change, a crash."""
+    """What changed: sources newly None/zero (starved), newly non-finite, any change, a crash,
+    and ``phase``: the training phase (the probe's, ``GCM_PROBE_PHASES``) of the first
+    gradient call that changed (None when nothing did, or the probe kept no phases)."""
     a, b = _records(orig), _records(mut)
+    phased = any("phase" in r for r in a)
+    if phased and len(b) < len(a):
+        b = b + _traced_after(a[len(b) :], b, mut)
     starved: list[str] = []
     nonfinite: list[str] = []
     changed = False
-    for ra, rb in zip(a, b, strict=False):
+    first: int | None = None  # index of the first record that changed
+    for i, (ra, rb) in enumerate(zip(a, b, strict=False)):
+        was = (changed, len(starved), len(nonfinite))
         na, nb = [s["name"] for s in ra["sources"]], [s["name"] for s in rb["sources"]]
         if na == nb:  # same sources: align by position (raw tf.Variables often share a name)
             pairs = list(zip(rb["sources"], ra["sources"], strict=True))
@@ -44,10 +77,20 @@ def compare(orig: dict[str, Any], mut: dict[str, Any]) -> dict[str, Any]:
                 x, y = s["norm"], o["norm"]
                 if not (math.isfinite(x) and math.isfinite(y)) or abs(x - y) > 1e-4 * max(abs(x), abs(y)) + 1e-9:
                     changed = True
+        if first is None and (changed, len(starved), len(nonfinite)) != was:
+            first = i
     crashed = not b and mut.get("crash") is not None
+    if phased and first is None and len(b) < len(a) and mut.get("crash") is not None:
+        crashed = True  # a later training crashed before its first gradient, showing no bug
+    if phased and len(b) < len(a) and first is None:
+        changed, first = True, len(b)  # a training's gradient requests never came
+    if crashed and first is None:
+        first = min(len(a), len(b))
     if not b and not crashed:
         crashed = mut.get("returncode") not in (0, None) or mut.get("returncode") is None
+    ref = a[first] if first is not None and first < len(a) else None
     return {
+        "phase": (ref or {}).get("phase") if phased else None,
         "starved": sorted(set(starved)),
         "nonfinite": sorted(set(nonfinite)),
         "changed": changed or bool(starved) or bool(nonfinite),
@@ -55,6 +98,12 @@ def compare(orig: dict[str, Any], mut: dict[str, Any]) -> dict[str, Any]:
         "crash": mut.get("crash"),
         "timeout": mut.get("returncode") is None and not b,
     }
+
+
+def phase_bucket(phase: int | None) -> str:
+    """ "1" or ">=2": the training a mutant's bug shows in. A program probed without phases
+    has one training as far as the benchmark knows."""
+    return ">=2" if phase is not None and phase >= 2 else "1"
 
 
 def classify(effect: str, crash_ok: bool, diff: dict[str, Any]) -> str:

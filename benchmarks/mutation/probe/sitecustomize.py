@@ -7,6 +7,14 @@ are read when the graph runs, through a ``tf.py_function``). The process exits a
 gradient call site repeats (the second training step has begun), or a few seconds after the
 first record, so no program trains to the end. Records go to ``$GCM_PROBE_OUT`` (JSON),
 rewritten after every event so a crash loses nothing.
+
+With ``GCM_PROBE_PHASES=1`` (a program that trains in more than one phase) a repeated site
+does not end the run: the program goes on, and every gradient call site is recorded at its
+first call, with its training *phase*: 1 for the sites first called before any site repeated,
+then one more each time a new site is first called after a repeat (a GAN's two adversarial
+tapes, first called in the same step, share a phase). The run ends with the program, or
+once the process has used ``GCM_PROBE_GRACE`` seconds of CPU (default 20) since the last new
+site: CPU, not wall time, so that a busy machine does not end a run before its next training.
 """
 
 from __future__ import annotations
@@ -22,8 +30,12 @@ import traceback
 _OUT = os.environ.get("GCM_PROBE_OUT")
 _PROGRAM = os.path.realpath(os.environ.get("GCM_PROBE_PROGRAM", ""))
 _GRACE = float(os.environ.get("GCM_PROBE_GRACE", "8"))
+_PHASES = os.environ.get("GCM_PROBE_PHASES") == "1"
+if _PHASES:
+    _GRACE = float(os.environ.get("GCM_PROBE_GRACE", "20"))
 _STATE: dict = {"records": [], "traced": [], "crash": None, "exit": "end", "stops": {}}
 _SEEN_EXEC: set = set()
+_PHASE = {"phase": 1, "repeated": False, "last_new": 0.0}
 _LOCK = threading.Lock()
 
 
@@ -69,14 +81,20 @@ def _status(norm: float, finite: bool) -> str:
     return "zero" if norm == 0.0 else "ok"
 
 
-def _record(key, line, names, stats, nones) -> None:
-    """Store one executed gradient call; end the run when its site comes round again."""
+def _record(key, line, names, stats, nones, graph=False) -> None:
+    """Store one executed gradient call; end the run when its site comes round again (with
+    ``GCM_PROBE_PHASES``: go on, and count the repeat towards the next phase)."""
     with _LOCK:
         if key in _SEEN_EXEC:
             repeat = True
+            _PHASE["repeated"] = True
         else:
             repeat = False
             _SEEN_EXEC.add(key)
+            if _PHASE["repeated"]:  # a new site after a step repeated: the next training
+                _PHASE["phase"] += 1
+                _PHASE["repeated"] = False
+            _PHASE["last_new"] = time.process_time()
             sources = []
             it = iter(stats)
             for n, is_none in zip(names, nones, strict=True):
@@ -85,16 +103,24 @@ def _record(key, line, names, stats, nones) -> None:
                 else:
                     norm, finite = next(it)
                     sources.append({"name": n, "status": _status(norm, finite), "norm": norm})
-            _STATE["records"].append({"line": line, "sources": sources})
+            rec = {"line": line, "sources": sources}
+            if _PHASES:
+                rec["phase"] = _PHASE["phase"]
+                rec["graph"] = graph  # also in "traced" (score.compare reads what a crash cut off)
+            _STATE["records"].append(rec)
             _dump()
             if len(_STATE["records"]) == 1 and _GRACE > 0:
                 threading.Thread(target=_deadline, daemon=True).start()
-    if repeat:
+    if repeat and not _PHASES:
         _finish("second step")
 
 
 def _deadline() -> None:
-    time.sleep(_GRACE)
+    if not _PHASES:
+        time.sleep(_GRACE)
+        _finish("grace")
+    while time.process_time() - _PHASE["last_new"] < _GRACE:  # CPU since the last new site
+        time.sleep(0.5)
     _finish("grace")
 
 
@@ -118,6 +144,8 @@ def _patch(tf) -> None:
             if len(flat) != len(flat_src):
                 return result
             names = [_name(s, i) for i, s in enumerate(flat_src)]
+            if _PHASES:  # in a tf.function every call comes from autograph's same line: the
+                key = (*key, tuple(names))  # sources tell a GAN's two tapes apart
             nones = [g is None for g in flat]
             live = [g for g in flat if g is not None]
             with self._stop_recording() if self._recording else _null():
@@ -139,7 +167,7 @@ def _patch(tf) -> None:
 
                 def _cb(*vals):
                     pairs = [(float(vals[2 * i].numpy()), bool(vals[2 * i + 1].numpy())) for i in range(len(live))]
-                    _record(key, line, names, pairs, nones)
+                    _record(key, line, names, pairs, nones, graph=True)
                     return 0
 
                 flat_stats = [t for pair in stats for t in pair]
