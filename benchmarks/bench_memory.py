@@ -81,7 +81,9 @@ def run(names: list[str], reps: int) -> dict:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--programs", default=",".join(PROGRAMS), help=f"comma-separated subset of {', '.join(PROGRAMS)}")
+    parser.add_argument(
+        "--programs", default=",".join(PROGRAMS), help=f"comma-separated subset of {', '.join(PROGRAMS)}"
+    )
     parser.add_argument("--reps", type=int, default=1, help="pairs of runs per program")
     parser.add_argument("--json", action="store_true", help="print the result as one JSON line")
     args = parser.parse_args(argv)
