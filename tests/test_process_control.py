@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -26,10 +27,12 @@ from tests.conftest import ROOT
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="follows processes through /proc")
 
 #: Starts a grandchild in its own session and a double-forked daemon, writes their pids and
-#: its own beside itself, then waits (a warm-up before the first step).
+#: its own to ``$PID_DIR`` (under /dev/shm: a check keeps writes in the project and in a
+#: temp directory other than its own off the disk), then waits (a warm-up before the first step).
 SPAWNER = """\
 import os, subprocess, sys, time
-here = os.path.dirname(os.path.abspath(__file__))
+here = os.path.join(os.environ["PID_DIR"], os.path.basename(os.path.dirname(os.path.abspath(__file__))))
+os.makedirs(here, exist_ok=True)
 def note(name, pid):
     with open(os.path.join(here, name + ".tmp"), "w") as fh:
         fh.write(str(pid))
@@ -88,7 +91,7 @@ def _start(tmp_path: Path, *args: str, scripts: dict[str, str]) -> tuple[subproc
     proc = subprocess.Popen(
         [sys.executable, "-m", "gradcheck", *args, *map(str, paths)],
         cwd=ROOT,
-        env=dict(os.environ, TMPDIR=str(temp)),
+        env=dict(os.environ, TMPDIR=str(temp), PID_DIR=str(_pid_dir(tmp_path))),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -96,12 +99,24 @@ def _start(tmp_path: Path, *args: str, scripts: dict[str, str]) -> tuple[subproc
     return proc, temp, paths
 
 
-def _pids(script: Path, patience: float = 240) -> dict[str, int]:
+def _pid_dir(tmp_path: Path) -> Path:
+    """Where the scripts of a test write their pids: a folder of /dev/shm named after the test's."""
+    return Path("/dev/shm") / f"gradcheck-test-{os.getpid()}-{tmp_path.name}"
+
+
+@pytest.fixture(autouse=True)
+def _remove_pid_dir(tmp_path):
+    yield
+    shutil.rmtree(_pid_dir(tmp_path), ignore_errors=True)
+
+
+def _pids(tmp_path: Path, script: Path, patience: float = 240) -> dict[str, int]:
     """The pids the script wrote, once it wrote all three (a loaded machine starts slowly)."""
+    here = _pid_dir(tmp_path) / script.parent.name
     end = time.monotonic() + patience
     while time.monotonic() < end:
-        if all((script.parent / name).exists() for name in PIDS):
-            return {name: int((script.parent / name).read_text()) for name in PIDS}
+        if all((here / name).exists() for name in PIDS):
+            return {name: int((here / name).read_text()) for name in PIDS}
         time.sleep(0.05)
     raise AssertionError(f"{script} did not start its processes")
 
@@ -120,7 +135,7 @@ def _none_survive(pids: dict[str, int], patience: float = 10) -> None:
 @pytest.mark.parametrize(("sig", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)], ids=["SIGINT", "SIGTERM"])
 def test_a_signal_stops_the_check_at_once_and_nothing_survives(tmp_path, sig, code):
     proc, temp, (script,) = _start(tmp_path, "--timeout", "900", scripts={"warmup.py": WAITS})
-    pids = _pids(script)
+    pids = _pids(tmp_path, script)
     assert list(temp.iterdir()), "the check's temporary folder exists while it runs"
     proc.send_signal(sig)
     _out, err = proc.communicate(timeout=120)  # not the 900 s timeout: at once
@@ -134,7 +149,7 @@ def test_a_signal_stops_the_check_at_once_and_nothing_survives(tmp_path, sig, co
 def test_with_two_jobs_a_signal_ends_both_checks(tmp_path):
     scripts = {"a/warmup.py": WAITS, "b/warmup.py": WAITS}
     proc, temp, paths = _start(tmp_path, "-j", "2", "--timeout", "900", scripts=scripts)
-    pids = {f"{path.parent.name}/{name}": pid for path in paths for name, pid in _pids(path).items()}
+    pids = {f"{path.parent.name}/{name}": pid for path in paths for name, pid in _pids(tmp_path, path).items()}
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=120)
     assert proc.returncode == 130, err
@@ -144,7 +159,7 @@ def test_with_two_jobs_a_signal_ends_both_checks(tmp_path):
 
 def test_at_the_timeout_nothing_survives(tmp_path):
     proc, temp, (script,) = _start(tmp_path, "--timeout", "20", "--format", "json", scripts={"warmup.py": WAITS})
-    pids = _pids(script)
+    pids = _pids(tmp_path, script)
     out, err = proc.communicate(timeout=300)
     assert proc.returncode == 2, err
     (entry,) = json.loads(out)["files"]
@@ -156,7 +171,7 @@ def test_at_the_timeout_nothing_survives(tmp_path):
 def test_at_a_normal_end_nothing_survives(tmp_path):
     proc, temp, (script,) = _start(tmp_path, "--format", "json", scripts={"ends.py": ENDS})
     out, err = proc.communicate(timeout=600)
-    pids = {name: int((script.parent / name).read_text()) for name in PIDS}
+    pids = _pids(tmp_path, script, patience=0.1)
     assert proc.returncode == 1, err
     (entry,) = json.loads(out)["files"]
     assert [f["code"] for f in entry["findings"]] == ["GC102"]
@@ -167,7 +182,7 @@ def test_at_a_normal_end_nothing_survives(tmp_path):
 def test_a_killed_gradcheck_takes_its_check_along(tmp_path):
     """SIGKILL cannot be handled: the child notices its parent is gone and ends its group."""
     proc, _, (script,) = _start(tmp_path, "--timeout", "900", scripts={"warmup.py": WAITS})
-    pids = _pids(script)
+    pids = _pids(tmp_path, script)
     proc.kill()
     proc.communicate()
     _none_survive({"script.pid": pids["script.pid"]}, patience=60)
@@ -178,7 +193,8 @@ def test_a_killed_gradcheck_takes_its_check_along(tmp_path):
 
 USR1 = """\
 import os, signal
-here = os.path.dirname(os.path.abspath(__file__))
+here = os.path.join(os.environ["PID_DIR"], os.path.basename(os.path.dirname(os.path.abspath(__file__))))
+os.makedirs(here, exist_ok=True)
 with open(os.path.join(here, "env.txt"), "w") as fh:
     fh.write(" ".join(sorted(k for k in os.environ if k.startswith("GRADCHECK_"))))
 
@@ -199,12 +215,13 @@ def test_where_the_script_is_is_asked_without_its_sigusr1_handler(tmp_path):
     (entry,) = json.loads(out)["files"]
     message = entry["error"]["message"]
     assert entry["error"]["code"] == "GC903", entry
-    if not (tmp_path / "env.txt").exists():
+    here = _pid_dir(tmp_path) / tmp_path.name
+    if not (here / "env.txt").exists():
         pytest.skip("the machine was too loaded for the script to start within 3 s")
-    assert "usr1.py:12" in message or "usr1.py:13" in message, message  # the loop's lines
-    assert not (tmp_path / "checkpoint.written").exists()
+    assert "usr1.py:13" in message or "usr1.py:14" in message, message  # the loop's lines
+    assert not (here / "checkpoint.written").exists()
     # the pipe's variable is gone before the script runs (its environment is as under python)
-    assert "GRADCHECK_WHERE_FD" not in (tmp_path / "env.txt").read_text()
+    assert "GRADCHECK_WHERE_FD" not in (here / "env.txt").read_text()
 
 
 CHATTY = """\
