@@ -207,7 +207,8 @@ def _write(folder: Path, scripts: dict) -> None:
 def checked(tmp_path_factory):
     folder = tmp_path_factory.mktemp("endings")
     _write(folder, SCRIPTS)
-    steps_log = folder / "steps.log"
+    # beside the project, not in it: a check keeps the project's folder unchanged
+    steps_log = tmp_path_factory.mktemp("endings-log") / "steps.log"
     proc = run_cli("--format", "json", "-j", "2", *SCRIPTS, cwd=folder, env={"STEPS_LOG": str(steps_log)})
     records = {record["path"]: record for record in json.loads(proc.stdout)["files"]}
     return {"proc": proc, "records": records, "py_function_steps": len(steps_log.read_text().split())}

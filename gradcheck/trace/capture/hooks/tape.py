@@ -14,7 +14,7 @@ from gradcheck import sourcemap
 from gradcheck.trace.capture.patches import Patches
 from gradcheck.trace.capture.session import Session
 from gradcheck.trace.diagnose.escape import host_target
-from gradcheck.trace.record import _tf, frames, hostpoint, registry
+from gradcheck.trace.record import _tf, frames, hostpoint, registry, restop
 from gradcheck.trace.record import graph as graph_mode
 from gradcheck.trace.record.call import GradientCall
 from gradcheck.trace.record.errors import StopCheck, internal_error, stop_program, strict
@@ -57,6 +57,7 @@ def install(session: Session, patches: Patches) -> None:
         unconnected_gradients=_tf.UNCONNECTED_NONE,
     ):
         state = session.tape_state(self)
+        _mark_reached(session, sys._getframe(1))
         if (
             state is None
             or state.shadow is None
@@ -89,6 +90,7 @@ def install(session: Session, patches: Patches) -> None:
 
         def jacobian(self, target, sources, *args, **kwargs):
             state = session.tape_state(self)
+            _mark_reached(session, sys._getframe(1))
             if state is None or state.shadow is None or getattr(_inside, "jacobian", 0) or hostpoint.in_own_work():
                 return orig(self, target, sources, *args, **kwargs)
 
@@ -116,11 +118,6 @@ def _request(session, tape, state, caller, target, sources, output_gradients, co
     Jacobian, every source the target is not connected to on the tape), then the
     degenerate ones: the ``lookup``, ``none`` and ``values`` phases of the registry."""
     eager = _tf.executing_eagerly()
-    if session.reach is not None:
-        # the file's training entry points on the stack (a traced step's own lines are in
-        # TensorFlow's stack, autograph's copy hides them from the live frames)
-        traced = () if eager else [(f.filename, f.lineno) for f in _tf.extract_stack()]
-        session.reach.mark_stack(caller, traced)
     if eager and not _count_eager_call(session, caller, state):
         return compute()  # an inner call repeated under a recording outer tape: checked once
     session.flush_watch()
@@ -192,6 +189,17 @@ def _request(session, tape, state, caller, target, sources, output_gradients, co
             session.release(tape)
 
 
+def _mark_reached(session: Session, caller) -> None:
+    """The file's training entry points on the stack are reached (``capture.reach``), also by
+    a request inside another's computation (a custom gradient's own tape); a traced step's
+    own lines are in TensorFlow's stack, which autograph's copy hides from the live frames.
+    Not by gradcheck's own work (a value check calling a custom gradient again)."""
+    if session.reach is None or hostpoint.in_own_work():
+        return
+    traced = () if _tf.executing_eagerly() else [(f.filename, f.lineno) for f in _tf.extract_stack()]
+    session.reach.mark_stack(caller, traced)
+
+
 def _count_eager_call(session: Session, caller, state) -> bool:
     """Count an eager gradient call as a step (``Session._before_eager_gradient``): True to
     check it. Per thread: under a MirroredStrategy each replica runs the same call once a
@@ -204,6 +212,7 @@ def _count_eager_call(session: Session, caller, state) -> bool:
         if hostpoint.at_host_point():
             raise
         hostpoint.defer_stop(session)
+        restop.resume()  # deferred: not raised again inside the callback (restop), only at the host point
         return False
 
 
