@@ -219,7 +219,10 @@ def main(argv: list[str]) -> None:
 
 
 # -- tests -----------------------------------------------------------------------------------
-_SAMPLE = ["001_", "021_", "031_", "206_"]
+# (206, keras-io's actor-critic, left the sample: with `float()` gone its patched copy shows the
+# tutorial's own real bug, an unstopped advantage (GC203, keras-team/keras-io#194), so no
+# patch of it can verify)
+_SAMPLE = ["001_", "021_", "031_"]
 
 
 @pytest.mark.slow
