@@ -430,7 +430,16 @@ class Settings:
 
 
 class _Command(click.Command):
-    """``gradcheck train.py -- --epochs 1``: what follows ``--`` is each script's ``sys.argv[1:]``."""
+    """``gradcheck train.py -- --epochs 1``: what follows ``--`` is each script's ``sys.argv[1:]``.
+    ``gradcheck lsp`` is the language server (a path named ``lsp`` is checked as ``./lsp``)."""
+
+    def main(self, args=None, *rest, **kwargs):  # type: ignore[override]
+        argv = list(sys.argv[1:] if args is None else args)
+        if argv[:1] == ["lsp"]:
+            from gradcheck.lsp import main as lsp_main
+
+            sys.exit(lsp_main(argv[1:]))
+        return super().main(args, *rest, **kwargs)
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         if "--" in args:

@@ -54,6 +54,13 @@ def check_source(source: str, path: str = "<string>") -> list[Finding]:
     return found if isinstance(found, list) else []
 
 
+def check_text(source: str, path: str) -> list[Finding] | str:
+    """Findings for ``source`` shown as ``path`` (an editor's unsaved buffer), or why it
+    cannot be read (one line: a syntax error while the user types). Never executes it."""
+    with _collector_paused():
+        return _parse_and_analyze(source, path, analyse=may_train(source))
+
+
 def check_file(path: str, function: str | None = None) -> FileResult:
     """Check one file statically; problems reading or parsing it become a GC901 result, as
     does ``FILE::function`` naming a function the file does not define."""

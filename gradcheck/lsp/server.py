@@ -1,0 +1,176 @@
+"""``gradcheck lsp``: a Language Server Protocol server over stdio (pygls).
+
+It runs the static engine on ``didOpen``, ``didChange`` (debounced) and ``didSave``, and
+publishes each finding as a diagnostic (``code`` GCxxx, ``source`` "gradcheck", the rule's
+severity, the message and its fix). Where ``gradcheck --static --diff`` has a verified
+patch, the finding gets a quick-fix code action. ``# noqa`` and ``[tool.gradcheck]`` (the
+nearest ``pyproject.toml`` above the file) are honoured as on the command line. Never
+imports TensorFlow, never runs the user's code.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sys
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+from pygls.uris import to_fs_path
+
+from gradcheck import links
+from gradcheck._version import __version__
+from gradcheck.config import Config, ConfigError
+from gradcheck.findings import Finding
+from gradcheck.lsp import document
+
+#: Seconds a change waits for the next one before the file is read again: a burst of
+#: keystrokes is read once, and a pause as short as this shows the diagnostics.
+DEBOUNCE = 0.05
+
+_SEVERITY = {
+    "error": types.DiagnosticSeverity.Error,
+    "warning": types.DiagnosticSeverity.Warning,
+    "info": types.DiagnosticSeverity.Information,
+    "note": types.DiagnosticSeverity.Information,
+}
+_log = logging.getLogger("gradcheck.lsp")
+
+
+class GradcheckServer(LanguageServer):
+    """The server: one pending read per document, the last findings kept per document."""
+
+    def __init__(self) -> None:
+        super().__init__("gradcheck", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
+        self.pending: dict[str, asyncio.Task] = {}
+        self.findings: dict[str, list[Finding]] = {}
+
+    def settings(self, path: str) -> Config:
+        try:
+            return document.settings_for(path)
+        except ConfigError as error:
+            self.window_log_message(types.LogMessageParams(types.MessageType.Warning, f"gradcheck: {error}"))
+            return Config()
+
+    def read(self, uri: str) -> None:
+        """Check the document's current text and publish what is found (while the text does
+        not parse, the last diagnostics stand)."""
+        doc = self.workspace.get_text_document(uri)
+        path = to_fs_path(uri) or uri
+        found = document.findings(doc.source, path, self.settings(path))
+        if found is None:
+            return
+        self.findings[uri] = found
+        diagnostics = [diagnostic(f) for f in found]
+        self.text_document_publish_diagnostics(
+            types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics, version=doc.version)
+        )
+
+    def read_later(self, uri: str) -> None:
+        """Read the document once no change has come for :data:`DEBOUNCE` seconds."""
+        earlier = self.pending.pop(uri, None)
+        if earlier is not None:
+            earlier.cancel()
+
+        async def wait_then_read() -> None:
+            await asyncio.sleep(DEBOUNCE)
+            self.pending.pop(uri, None)
+            self.read(uri)
+
+        self.pending[uri] = asyncio.get_running_loop().create_task(wait_then_read())
+
+    def forget(self, uri: str) -> None:
+        task = self.pending.pop(uri, None)
+        if task is not None:
+            task.cancel()
+        self.findings.pop(uri, None)
+        self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+
+
+def diagnostic(finding: Finding) -> types.Diagnostic:
+    """A finding as the editor shows it (LSP positions are 0-based)."""
+    line = max(finding.line - 1, 0)
+    column = max(finding.column - 1, 0)
+    end_line = max((finding.end_line or finding.line) - 1, line)
+    end_column = finding.end_column - 1 if finding.end_column else column + 1
+    if end_line == line and end_column <= column:
+        end_column = column + 1
+    message = finding.message + (f"\nFix: {finding.fix}" if finding.fix else "")
+    url = links.rule_url(finding.code)
+    return types.Diagnostic(
+        range=types.Range(types.Position(line, column), types.Position(end_line, end_column)),
+        message=message,
+        severity=_SEVERITY.get(finding.severity, types.DiagnosticSeverity.Warning),
+        code=finding.code,
+        code_description=types.CodeDescription(href=url) if url else None,
+        source="gradcheck",
+    )
+
+
+def build() -> GradcheckServer:
+    server = GradcheckServer()
+
+    @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+    def did_open(ls: GradcheckServer, params: types.DidOpenTextDocumentParams) -> None:
+        ls.read(params.text_document.uri)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+    def did_change(ls: GradcheckServer, params: types.DidChangeTextDocumentParams) -> None:
+        ls.read_later(params.text_document.uri)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
+    def did_save(ls: GradcheckServer, params: types.DidSaveTextDocumentParams) -> None:
+        ls.read(params.text_document.uri)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+    def did_close(ls: GradcheckServer, params: types.DidCloseTextDocumentParams) -> None:
+        ls.forget(params.text_document.uri)
+
+    @server.feature(
+        types.TEXT_DOCUMENT_CODE_ACTION,
+        types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix]),
+    )
+    def code_action(ls: GradcheckServer, params: types.CodeActionParams) -> list[types.CodeAction]:
+        uri = params.text_document.uri
+        asked = [d for d in params.context.diagnostics if d.source == "gradcheck"]
+        found = ls.findings.get(uri, [])
+        wanted = {(d.code, d.range.start.line + 1) for d in asked}
+        chosen = [f for f in found if (f.code, f.line) in wanted]
+        if not chosen:
+            return []
+        doc = ls.workspace.get_text_document(uri)
+        path = to_fs_path(uri) or uri
+        actions = []
+        for fix in document.quick_fixes(doc.source, path, chosen, ls.settings(path)):
+            edits = [
+                types.TextEdit(types.Range(types.Position(e.start, 0), types.Position(e.end, 0)), e.text)
+                for e in fix.edits
+            ]
+            actions.append(
+                types.CodeAction(
+                    title=fix.title,
+                    kind=types.CodeActionKind.QuickFix,
+                    diagnostics=[d for d in asked if (d.code, d.range.start.line + 1) == (fix.code, fix.line)],
+                    edit=types.WorkspaceEdit(changes={uri: edits}),
+                    is_preferred=True,
+                )
+            )
+        return actions
+
+    return server
+
+
+def main(argv: list[str]) -> int:
+    """``gradcheck lsp [--stdio]``: serve over stdin/stdout until the client says exit."""
+    extra = [a for a in argv if a != "--stdio"]
+    if extra:
+        if extra[0] in ("-h", "--help"):
+            print(
+                "usage: gradcheck lsp [--stdio]\n\nA language server (LSP) over stdio: the static engine's findings as"
+            )
+            print("diagnostics while you type, and its verified patches as quick fixes. See docs/editors.md.")
+            return 0
+        print(f"gradcheck lsp: unknown argument {extra[0]!r} (usage: gradcheck lsp [--stdio])", file=sys.stderr)
+        return 2
+    build().start_io()
+    return 0
