@@ -105,7 +105,9 @@ def _project_requirements() -> str:
         import tomli as tomllib
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
     keys = ("dependencies", "scripts", "entry-points", "requires-python")
-    return repr({key: project.get(key) for key in keys})
+    wanted = {key: project.get(key) for key in keys}
+    wanted["test"] = project.get("optional-dependencies", {}).get("test")
+    return repr(wanted)
 
 
 def environment(session: nox.Session, py: str, tf: str) -> Path:
@@ -135,7 +137,8 @@ def environment(session: nox.Session, py: str, tf: str) -> Path:
         shutil.rmtree(venv)
     session.run(interpreter, "-m", "venv", str(venv), external=True)
     pip = (str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check")
-    session.run(*pip, "-e", ".", f"tensorflow-cpu=={tf}.*", *TEST_REQUIREMENTS, external=True)
+    # the test extra: every test module imports (the README's Keras 2 command collects tests/)
+    session.run(*pip, "-e", ".[test]", f"tensorflow-cpu=={tf}.*", *TEST_REQUIREMENTS, external=True)
     session.run(*pip, "--no-deps", f"tf-keras=={tf}.*", external=True)
     stamp.write_text(wanted)
     return venv
