@@ -195,7 +195,8 @@ _INSTALLED = None
 
 def install(*, allow_none: Iterable[str] = (), stream=None) -> None:
     """From now on (notebooks, scripts), a ``tape.gradient`` that yields None gradients
-    prints the diagnosis, and Keras's "No gradients provided" error carries it."""
+    prints the diagnosis, and Keras's "No gradients provided" error carries the findings
+    that starved the variables of that update."""
     global _INSTALLED
     if _INSTALLED is not None:
         return

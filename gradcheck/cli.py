@@ -71,7 +71,7 @@ def _explain(ctx: click.Context, _param, value: str | None) -> None:
     try:
         click.echo(get_rule(value).explanation(), nl=False)
     except KeyError:
-        raise click.BadParameter(f"unknown rule code {value!r}; see --list-rules") from None
+        raise click.BadParameter(f"unknown rule code or name {value!r}; see --list-rules") from None
     ctx.exit(0)
 
 
@@ -143,6 +143,7 @@ what_to_check = _group(
     ),
     _option(
         "--steps",
+        metavar="N",
         type=click.IntRange(min=1),
         default=None,
         help="Training steps to check before stopping (default 1).",
@@ -155,6 +156,7 @@ what_to_check = _group(
     ),
     _option(
         "--timeout",
+        metavar="SECONDS",
         type=click.FloatRange(min=0, min_open=True),
         default=None,
         help="Seconds per file (default 120).",
@@ -180,8 +182,8 @@ how_to_report = _group(
         "graph_path",
         type=click.Path(dir_okay=False, writable=True),
         default=None,
-        metavar="FILE.dot|FILE.svg",
-        help="Draw each cut: the subgraph from the starved variables to the loss (.svg needs Graphviz).",
+        metavar="FILE.dot|FILE.svg|FILE.png",
+        help="Draw each cut: the subgraph from the starved variables to the loss (.svg, .png need Graphviz).",
         doc_name="--graph FILE.dot\\|FILE.svg\\|FILE.png",
         doc="Draw each cut: the subgraph from the starved variables through the cut (highlighted) to the loss, ops "
         "labelled with `file:line`, other inputs collapsed. `.dot` (or `.gv`) is DOT text; `.svg` and `.png` are "
@@ -193,6 +195,7 @@ how_to_report = _group(
 what_to_report = _group(
     _option(
         "--select",
+        metavar="CODES",
         multiple=True,
         help="Report only these codes or prefixes (e.g. GC101,GC11).",
         doc_name="--select CODES",
@@ -200,6 +203,7 @@ what_to_report = _group(
     ),
     _option(
         "--ignore",
+        metavar="CODES",
         multiple=True,
         help="Do not report these codes or prefixes.",
         doc_name="--ignore CODES",
@@ -218,6 +222,7 @@ how_to_run = _group(
     _option(
         "-j",
         "--jobs",
+        metavar="N",
         type=click.IntRange(min=1),
         default=None,
         help="Files checked in parallel (default: CPUs).",
@@ -271,9 +276,10 @@ how_to_print = _group(
     _option(
         "--color/--no-color",
         default=None,
-        help="Colour the output (default: when stdout is a terminal).",
+        help="Colour the output, even into a pipe (default: NO_COLOR, FORCE_COLOR, else when stdout is a terminal).",
         doc_name="--color / --no-color",
-        doc="Colour the output; by default only when stdout is a terminal.",
+        doc="Colour the output (`--color`: also into a pipe or a file), or not. By default: no colour when `NO_COLOR` "
+        "is set (and not empty), colour when `FORCE_COLOR` is, else colour only when stdout is a terminal.",
     ),
     _option(
         "-q",
@@ -296,12 +302,14 @@ how_to_print = _group(
 answer_and_exit = _group(
     _option(
         "--explain",
-        metavar="CODE",
+        metavar="CODE|NAME",
         callback=_explain,
         expose_value=False,
         is_eager=True,
-        help="Explain a rule and exit.",
-        doc="Print a rule's page (what it does, why it is bad, example, fix) and exit.",
+        help="Explain a rule (GC101 or integer-index-op) and exit.",
+        doc_name="--explain CODE\\|NAME",
+        doc="Print a rule's page (what it does, why it is bad, example, fix) and exit. The rule is named by its code "
+        "(`GC101`) or its name (`integer-index-op`), as `--list-rules` shows them.",
     ),
     _option(
         "--list-rules",
@@ -389,7 +397,7 @@ class Settings:
             fix=params["fix"],
             force=params["force"],
             exit_zero=params["exit_zero"],
-            color=sys.stdout.isatty() if params["color"] is None else params["color"],
+            color=wants_color(params["color"]),
             quiet=params["quiet"],
             verbose=params["verbose"],
             progress=not params["quiet"] and sys.stderr.isatty(),
@@ -427,6 +435,18 @@ class Settings:
             note_after=min(30.0, (self.timeout_given or self.config.timeout) / 4) if watched else None,
             note=lambda text: click.echo(("\n" if self.progress else "") + text, err=True),
         )
+
+
+def wants_color(flag: bool | None) -> bool:
+    """``--color``/``--no-color`` win; then ``NO_COLOR`` and ``FORCE_COLOR`` when set and not
+    empty (no-color.org, force-color.org; NO_COLOR first); else whether stdout is a terminal."""
+    if flag is not None:
+        return flag
+    if os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("FORCE_COLOR"):
+        return True
+    return sys.stdout.isatty()
 
 
 class _Command(click.Command):
@@ -575,7 +595,11 @@ def _check(settings: Settings) -> tuple[Report, list[str]]:
         if text:
             if settings.progress:
                 click.echo("\r" + " " * 100 + "\r", err=True, nl=False)
-            click.echo(("\n" if printed and settings.fmt == "full" else "") + text, nl=not text.endswith("\n"))
+            click.echo(
+                ("\n" if printed and settings.fmt == "full" else "") + text,
+                nl=not text.endswith("\n"),
+                color=settings.color,  # click strips colour from a pipe unless told
+            )
             sys.stdout.flush()
             printed.append(result.path)
 
@@ -587,8 +611,11 @@ def _check(settings: Settings) -> tuple[Report, list[str]]:
         on_result=print_result if settings.streamed else None,
     )
     if not report.files:
-        click.echo(f"gradcheck: no Python files to check in {', '.join(settings.paths)}", err=True)
-        sys.exit(EXIT_ERROR)
+        from gradcheck.report import EXIT_NOTHING
+
+        where = ", ".join(settings.paths) or "."
+        click.echo(f"gradcheck: nothing to check: no Python file or notebook in {where}", err=True)
+        sys.exit(EXIT_NOTHING)
     return report, printed
 
 
@@ -621,7 +648,7 @@ def _print_report(settings: Settings, report: Report, printed: list[str]) -> Non
     if not settings.streamed:
         text = render(report, settings.fmt, color=settings.color)
         if text:
-            click.echo(text if text.endswith("\n") else text + "\n", nl=False)
+            click.echo(text if text.endswith("\n") else text + "\n", nl=False, color=settings.color)
         output = bool(text)
     sys.stdout.flush()  # the summary on stderr must come after the last diagnostic line
     if not settings.quiet:

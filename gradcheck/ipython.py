@@ -123,6 +123,7 @@ def load_ipython_extension(shell) -> None:
             display(Diagnosis(findings, shell))
 
     session.on_findings = show
+    session.describe = lambda findings: repr(Diagnosis(findings, shell))  # the error names cells as IPython does
     _SHELL = shell
     events = getattr(shell, "events", None)
     if events is not None:

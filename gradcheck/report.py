@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 from gradcheck.findings import CHECKED, PARTIAL, SKIPPED, FileResult, Finding
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+#: Nothing to check: no Python file or notebook under the paths given (pytest's "no tests collected").
+EXIT_NOTHING = 5
 
 
 class GradientFlowError(AssertionError):

@@ -144,3 +144,23 @@ def test_install_prints_and_enriches_the_keras_error():
     assert "GC101" in stream.getvalue()
     # uninstalled: TensorFlow is back to itself
     assert tf.GradientTape.gradient.__module__.startswith("tensorflow")
+
+
+def test_the_keras_error_carries_only_what_starved_its_update():
+    """An earlier, unrelated finding of the session (a floor on another variable) is not in
+    the "No gradients provided" error of a later fit."""
+    stream = io.StringIO()
+    model = _qnet(argmax=True)
+    gradcheck.install(stream=stream)
+    try:
+        u = tf.Variable(1.0, name="unrelated_u")
+        with tf.GradientTape() as tape:
+            loss = tf.floor(u)
+        tape.gradient(loss, u)
+        with pytest.raises(ValueError) as excinfo:
+            model.fit(BATCH[0], BATCH[1], epochs=1, verbose=0)
+    finally:
+        gradcheck.uninstall()
+    assert "GC102" in stream.getvalue()  # it was reported, when it happened
+    message = str(excinfo.value)
+    assert "GC101" in message and "GC102" not in message and "unrelated_u" not in message

@@ -102,8 +102,11 @@ def test_an_endless_script_times_out_and_the_others_are_still_checked():
 def test_directory_with_no_python(tmp_path):
     (tmp_path / "README.txt").write_text("nothing here\n")
     proc = run_cli(str(tmp_path))
-    assert proc.returncode == 2
-    assert proc.stderr.strip() == f"gradcheck: no Python files to check in {tmp_path}"
+    assert proc.returncode == 5  # pytest's "no tests collected"
+    assert proc.stderr.strip() == f"gradcheck: nothing to check: no Python file or notebook in {tmp_path}"
+    # the static engine and the JSON format say the same
+    static = run_cli("--static", "--format", "json", str(tmp_path))
+    assert static.returncode == 5 and static.stdout == ""
 
 
 def test_text_format_shows_one_line_per_error():

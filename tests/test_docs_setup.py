@@ -94,3 +94,11 @@ def test_docs_run_an_example_only_after_installing_its_extra():
 def test_nox_environments_install_the_test_extra():
     """The README's Keras 2 command runs ``tests/`` in a nox environment: it has the test extra."""
     assert '".[test]"' in (ROOT / "noxfile.py").read_text(encoding="utf-8")
+
+
+def test_output_formats_counts_the_rules_sarif_describes():
+    from gradcheck.rules import all_rules
+
+    text = (ROOT / "docs" / "output-formats.md").read_text(encoding="utf-8")
+    [count] = re.findall(r"every\*\* GC code \((\d+) today", text)
+    assert int(count) == len(all_rules())

@@ -63,3 +63,18 @@ def test_configuration_example_is_valid_and_names_every_key():
     table = tomllib.loads(example)["tool"]["gradcheck"]
     config.from_table(table)  # no ConfigError
     assert set(table) == {key.name for key in config.KEYS}
+
+
+def test_the_table_names_each_option_as_help_does():
+    """An option's name in docs/cli.md is the one --help shows (its flags and metavar)."""
+    ctx = click.Context(main, info_name="gradcheck", **main.context_settings)
+    differ = []
+    for param in main.get_params(ctx):
+        record = param.get_help_record(ctx)
+        doc_name = getattr(param, "doc_name", None)
+        if record is None or not doc_name:
+            continue
+        shown = record[0].replace("[", "").replace("]", "").replace("|", "\\|")
+        if doc_name.split(", ")[-1] != shown.split(", ")[-1]:
+            differ.append((doc_name, record[0]))
+    assert differ == []

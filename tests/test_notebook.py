@@ -198,6 +198,41 @@ json.dump({"text": [o.data["text/plain"] for o in shown.outputs]}, sys.stdout)
 """
 
 
+IPYTHON_KERAS_ERROR = """\
+from IPython.testing.globalipapp import start_ipython
+
+ip = start_ipython()
+ip.run_cell("%load_ext gradcheck", store_history=True)
+ip.run_cell(
+    "import keras, numpy as np, tensorflow as tf\\n"
+    "class Q(keras.Model):\\n"
+    "    def train_step(self, data):\\n"
+    "        x, y = data\\n"
+    "        with tf.GradientTape() as tape:\\n"
+    "            idx = tf.cast(tf.math.argmin(self(x), axis=1), tf.float32)\\n"
+    "            loss = tf.reduce_mean(tf.square(y - idx))\\n"
+    "        grads = tape.gradient(loss, self.trainable_variables)\\n"
+    "        self.optimizer.apply_gradients(zip(grads, self.trainable_variables))\\n"
+    "        return {'loss': loss}\\n",
+    store_history=True,
+)
+result = ip.run_cell(
+    "inputs = keras.Input((4,)); model = Q(inputs, keras.layers.Dense(2)(inputs))\\n"
+    "model.compile(optimizer='sgd')\\n"
+    "model.fit(np.zeros((8, 4), 'float32'), np.zeros((8,), 'float32'), epochs=1, verbose=0)\\n",
+    store_history=True,
+)
+import json, sys
+json.dump({"error": str(result.error_in_exec)}, sys.stdout)
+"""
+
+
+def test_the_keras_error_in_a_cell_names_cells_as_ipython_does():
+    shown = _ipython_session(IPYTHON_KERAS_ERROR)
+    assert "No gradients provided" in shown["error"] and "GC101" in shown["error"], shown
+    assert "Cell In[2]:6:" in shown["error"] and "<ipython-input" not in shown["error"], shown
+
+
 def _ipython_session(source: str) -> dict:
     """Run ``source`` (a real IPython shell) in a fresh interpreter; the JSON it printed last."""
     pytest.importorskip("IPython")

@@ -160,3 +160,23 @@ def test_hook_manifest_pins_what_the_hooks_need():
         assert re.search(hook["files"], "pkg/train.py") and not re.search(hook["files"], "bin/run")
     assert static["minimum_pre_commit_version"] == trace["minimum_pre_commit_version"]
     assert "- id: gradcheck-trace" in (ROOT / "docs" / "pre-commit.md").read_text()
+
+
+def test_the_documented_static_hook_runs_on_commit_not_again_on_push(tmp_path, hook_repo, pre_commit_home):
+    """docs/pre-commit.md's snippet: with the pre-push hook installed too, the static hook's
+    findings are not printed a second time on push (where the trace hook runs)."""
+    yaml = pytest.importorskip("yaml")
+    doc = (ROOT / "docs" / "pre-commit.md").read_text()
+    snippet = yaml.safe_load(re.search(r"```yaml\n(.*?)```", doc, re.S).group(1))
+    [static] = [hook for hook in snippet["repos"][0]["hooks"] if hook["id"] == "gradcheck"]
+    project = _project(tmp_path / "project", hook_repo, {"train.py": BROKEN})
+    config = yaml.safe_load((project / ".pre-commit-config.yaml").read_text())
+    config["repos"][0]["hooks"] = [static]  # the documented static hook alone (no TensorFlow run here)
+    (project / ".pre-commit-config.yaml").write_text(yaml.safe_dump(config))
+    _git(project, "add", "-A")
+    env = {"PRE_COMMIT_HOME": str(pre_commit_home), "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"}
+    for stage, runs in (("pre-commit", True), ("pre-push", False)):
+        done = _run([PRE_COMMIT, "run", "--hook-stage", stage, "--all-files", "--color", "never"], project, env)
+        output = done.stdout + done.stderr
+        assert ("GC101" in output) is runs, (stage, output)
+        assert done.returncode == (1 if runs else 0), output

@@ -70,10 +70,11 @@ for _rule in RULES.values():
 
 
 def get_rule(code: str) -> Rule:
-    try:
-        return RULES[code.upper()]
-    except KeyError:
-        raise KeyError(f"unknown rule code {code!r}") from None
+    """The rule of a code (``GC101``, any case) or a name (``integer-index-op``), as ``ruff rule`` takes either."""
+    rule = RULES.get(code.upper()) or next((r for r in RULES.values() if r.name == code.lower()), None)
+    if rule is None:
+        raise KeyError(f"unknown rule code {code!r}")
+    return rule
 
 
 def all_rules() -> list[Rule]:

@@ -127,6 +127,8 @@ class Session:
         self.skip_updates = skip_updates
         self.allow_none = tuple(allow_none)
         self.on_findings = on_findings
+        #: How Keras's "No gradients provided" error names findings (``%load_ext`` names cells as IPython does)
+        self.describe: Callable[[list[Finding]], str] | None = None
         self.findings: list[Finding] = []
         self.gradient_calls = 0
         self.site_counts: Counter = Counter()

@@ -95,15 +95,32 @@ def _skipping(session: Session, orig, pairs: bool = False):
             return orig(self, *args, **kwargs)
         except ValueError as error:
             if "No gradients provided" in str(error) and session.findings:
-                from gradcheck.output.text import render_findings
+                # only what starved this update's variables: not an earlier, unrelated finding
+                starved = _starved(args, kwargs, pairs)
+                mine = [f for f in session.findings if starved & set(f.variables)]
+                if mine:
+                    from gradcheck.output.text import render_findings
 
-                diagnosis = render_findings(session.findings[-5:], color=False)
-                raise ValueError(f"{error}\n\ngradcheck diagnosis:\n{diagnosis}") from error
+                    diagnosis = session.describe(mine) if session.describe else render_findings(mine, color=False)
+                    raise ValueError(f"{error}\n\ngradcheck diagnosis:\n{diagnosis}") from error
             raise
         finally:
             _NESTED.depth -= 1
 
     return apply
+
+
+def _starved(args, kwargs, pairs: bool) -> set[str]:
+    """The names of the variables an update got a None gradient for."""
+    from gradcheck.trace.record._tf import variable_name
+
+    if pairs:
+        grads_and_vars = list(args[0] if args else kwargs.get("grads_and_vars", ()))
+    else:
+        grads = list(args[0] if args else kwargs.get("grads", ()))
+        variables = list(args[1] if len(args) > 1 else kwargs.get("trainable_variables") or ())
+        grads_and_vars = list(zip(grads, variables))
+    return {variable_name(v) for g, v in grads_and_vars if g is None}
 
 
 def _loss_scale_methods() -> list:
