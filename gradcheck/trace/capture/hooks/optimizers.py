@@ -119,7 +119,7 @@ def _starved(args, kwargs, pairs: bool) -> set[str]:
     else:
         grads = list(args[0] if args else kwargs.get("grads", ()))
         variables = list(args[1] if len(args) > 1 else kwargs.get("trainable_variables") or ())
-        grads_and_vars = list(zip(grads, variables))
+        grads_and_vars = list(zip(grads, variables, strict=False))
     return {variable_name(v) for g, v in grads_and_vars if g is None}
 
 
