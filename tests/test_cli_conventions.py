@@ -11,7 +11,6 @@ BROKEN = str(ROOT / "examples" / "dqn_broken.py")
 ANSI = "\x1b["
 
 
-
 @pytest.mark.parametrize(
     ("args", "env", "coloured"),
     [
