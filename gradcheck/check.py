@@ -46,6 +46,8 @@ class Options:
     check_custom_gradients: bool = False
     #: Command-line arguments for every script (``gradcheck train.py -- --epochs 1``).
     argv: list[str] = field(default_factory=list)
+    #: ``-m pkg.train``: the one target is that module's file, run as ``python -m`` runs it.
+    module: str | None = None
     #: Seconds without a checked gradient before a file gets a "still running" note
     #: (a replay buffer filling up, data loading); None: no notes.
     note_after: float | None = None
@@ -200,6 +202,8 @@ def child_command(target: str, options: Options, result_path: str, display: str 
         cmd.append("--check-custom-gradients")
     if function:
         cmd += ["--function", function]
+    if options.module:
+        cmd += ["--module", options.module]
     cmd += ["--display-path", display or path, "--", path, *options.argv]
     return cmd
 

@@ -129,6 +129,17 @@ def _group(*options: Callable) -> Callable:
 
 what_to_check = _group(
     _option(
+        "-m",
+        "module",
+        metavar="MODULE",
+        default=None,
+        help="Check a module as `python -m MODULE` runs it (relative imports work), instead of a PATH.",
+        doc="Check the program `python -m MODULE` runs (`gradcheck -m pkg.train -- --epochs 1`): the module runs as "
+        "`__main__` with the working directory first on `sys.path`, so its relative imports work. It is found "
+        "as Python finds it (the working directory, then `PYTHONPATH`), without importing anything; findings "
+        "name its file relative to the working directory (`pkg/train.py:12:5`). Takes no PATH.",
+    ),
+    _option(
         "--static",
         is_flag=True,
         help="Static analysis only: read the code, never run it (no TensorFlow).",
@@ -341,6 +352,7 @@ class Settings:
     Built once by :meth:`from_command_line` and kept on the click context (``ctx.obj``)."""
 
     paths: tuple[str, ...]
+    module: str | None  # -m MODULE: ``paths`` is its file
     config: Config
     fmt: str
     static: bool
@@ -368,8 +380,13 @@ class Settings:
         ``[tool.gradcheck]`` or code prefix (in that order, as the checks always ran)."""
         from gradcheck import config as config_mod
 
-        if not params["paths"]:
-            raise click.UsageError("give at least one PATH (a script, or a directory)")
+        paths = tuple(params["paths"])
+        if params["module"] is not None:
+            if paths:
+                raise click.UsageError("-m MODULE takes no PATH: the module is the program (its arguments go after --)")
+            paths = (_module_file(params["module"]),)
+        if not paths:
+            raise click.UsageError("give at least one PATH (a script, or a directory), or -m MODULE")
         if params["force"] and not params["fix"]:
             raise click.UsageError("--force only goes with --fix")
         cfg = config_mod.load()
@@ -381,7 +398,8 @@ class Settings:
             config_mod.validate_code_prefix(prefix, "--select/--ignore")
         graph = params["graph_path"]
         return cls(
-            paths=tuple(params["paths"]),
+            paths=paths,
+            module=params["module"],
             config=cfg,
             fmt=params["fmt"],
             static=params["static"],
@@ -432,9 +450,23 @@ class Settings:
             graph=self.graph_path is not None,
             check_custom_gradients=self.check_custom_gradients,
             argv=list(self.script_args),
+            module=self.module,
             note_after=min(30.0, (self.timeout_given or self.config.timeout) / 4) if watched else None,
             note=lambda text: click.echo(("\n" if self.progress else "") + text, err=True),
         )
+
+
+def _module_file(name: str) -> str:
+    """``-m pkg.train``: its file, relative to the working directory when under it."""
+    from gradcheck.modules import ModuleNotFound, find
+
+    try:
+        found = find(name)
+    except ModuleNotFound as error:
+        click.echo(f"gradcheck: -m {name}: {error}", err=True)
+        sys.exit(EXIT_ERROR)
+    relative = os.path.relpath(found)
+    return found if relative.startswith("..") else relative
 
 
 def wants_color(flag: bool | None) -> bool:

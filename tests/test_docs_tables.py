@@ -48,7 +48,8 @@ def test_every_option_is_in_the_table():
 def test_cli_page_shows_the_real_usage():
     ctx = click.Context(main, info_name="gradcheck", **main.context_settings)
     usage = main.get_usage(ctx).removeprefix("Usage: ")
-    assert f"```text\n{usage}\n```" in (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
+    text = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
+    assert f"```text\n{usage}\ngradcheck [OPTIONS] -m MODULE [-- SCRIPT_ARGS...]\n```" in text
 
 
 def test_every_config_field_is_a_key():

@@ -106,6 +106,7 @@ def _parse(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--allow-none", action="append", default=[])
     parser.add_argument("--display-path")
     parser.add_argument("--function")
+    parser.add_argument("--module")
     parser.add_argument("--graph", action="store_true")
     parser.add_argument("--check-custom-gradients", action="store_true")
     if "--" not in argv:
@@ -146,6 +147,7 @@ def main(argv: list[str] | None = None) -> None:
     result = runner.run_file(
         args.path,
         function=args.function,
+        module=args.module,
         steps=args.steps,
         allow_none=args.allow_none,
         display_path=shown,

@@ -36,6 +36,7 @@ def run_file(
     path: str,
     *,
     function: str | None = None,
+    module: str | None = None,
     steps: int | None = 1,
     allow_none: Iterable[str] = (),
     display_path: str | None = None,
@@ -82,8 +83,12 @@ def run_file(
         reach=reach,
     )
     saved_argv, saved_path = sys.argv[:], sys.path[:]
-    sys.argv = [path, *list(argv or [])]
-    if not getattr(sys.flags, "safe_path", False):  # `python -P` puts no script directory first
+    sys.argv = [abspath if module else path, *list(argv or [])]
+    if getattr(sys.flags, "safe_path", False):  # `python -P` puts no script directory first
+        pass
+    elif module:
+        sys.path.insert(0, os.getcwd())  # `python -m`: the working directory
+    else:
         # python puts the directory of the script's real file first (a symlink's target's)
         sys.path.insert(0, os.path.dirname(os.path.realpath(abspath)))
     main_module = sys.modules.get("__main__")
@@ -97,6 +102,8 @@ def run_file(
         with restop.StopGuard():  # a stop the script catches is raised again (restop)
             if function is None and notebook.is_notebook(abspath):
                 _until_threads_end(lambda: _run_notebook(abspath))
+            elif module:
+                _until_threads_end(lambda: _run_module(module))
             elif function is None:
                 _until_threads_end(lambda: _run_script(abspath))
             else:
@@ -373,6 +380,12 @@ def _run_script(abspath: str) -> None:
     exec(code, namespace)
 
 
+def _run_module(name: str) -> None:
+    """``python -m name``: the module (or a package's ``__main__``) run as ``__main__``, with
+    its ``__spec__`` and ``__package__`` (relative imports work) and ``sys.argv[0]`` its file."""
+    runpy.run_module(name, run_name="__main__", alter_sys=True)
+
+
 def _until_threads_end(run: Callable[[], None]) -> None:
     """Run the program's main thread, then wait for the threads it started that are not
     daemons, as Python does before it exits: training in a worker thread is checked, and its
@@ -461,21 +474,65 @@ def _script_failed(result: FileResult, tracer: _Tracer, error: BaseException, ab
         return
     if session is not None and session.gradient_calls and session.findings:
         return  # it failed after the checked step; the findings stand
-    result.error = CheckError("GC901", one_line_reason(error, {abspath: shown}))
+    result.error = CheckError("GC901", one_line_reason(error, {abspath: shown}) + _relative_import_hint(error, abspath))
+
+
+def _relative_import_hint(error: BaseException, abspath: str) -> str:
+    """A script of a package run by its path cannot import its siblings relatively: as
+    ``python -m``, ``gradcheck -m`` runs it as a module of its package."""
+    if not isinstance(error, ImportError) or "attempted relative import" not in str(error):
+        return ""
+    relative = os.path.relpath(abspath)
+    if relative.startswith("..") or not relative.endswith(".py"):
+        return "; run it as a module from its package's parent folder: gradcheck -m PACKAGE.MODULE"
+    return f"; run it as a module, as python -m does: gradcheck -m {relative[:-3].replace(os.sep, '.')}"
 
 
 def _exit_reason(exit_: SystemExit, abspath: str) -> CheckError:
     code = exit_.code
-    if any(frame.f_code.co_filename.endswith("argparse.py") for frame, _ in traceback.walk_tb(exit_.__traceback__)):
+    name = os.path.basename(abspath)
+    frames_ = [frame for frame, _ in traceback.walk_tb(exit_.__traceback__)]
+    if any(frame.f_code.co_filename.endswith("argparse.py") for frame in frames_):
+        said = next(
+            (f.f_locals["message"] for f in frames_ if f.f_code.co_name == "error" and "message" in f.f_locals), None
+        )
         return CheckError(
             "GC901",
-            f"the script needs command-line arguments (argparse exited with {code!r}); gradcheck runs it as "
-            f"`python {os.path.basename(abspath)}`: pass them after `--` (`gradcheck {os.path.basename(abspath)} -- "
-            "--epochs 1`), give them defaults, or check a function with FILE::build",
+            f"the script needs command-line arguments (argparse: {said or f'exited with {code!r}'}); gradcheck runs "
+            f"it as `python {name}`: pass them after `--` (`gradcheck {name} -- {_example_args(said)}`), give them "
+            "defaults, or check a function with FILE::build",
+        )
+    absl = next((f for f in frames_ if f.f_code.co_filename.replace(os.sep, "/").endswith("absl/app.py")), None)
+    if absl is not None and code not in (None, 0):
+        # absl wrote "FATAL Flags parsing error: <message>" and exited: the message is a local of its frame
+        said = next((f.f_locals["message"] for f in frames_ if isinstance(f.f_locals.get("message"), str)), None)
+        named = re.search(r"--[\w-]+", said or "")
+        flag = named.group(0) if named else "--flag"
+        return CheckError(
+            "GC901",
+            f"the script's absl flags could not be parsed ({said or f'absl exited with {code!r}'}); gradcheck runs "
+            f"it as `python {name}`: pass the flags after `--` (`gradcheck {name} -- {flag}=VALUE`), or give them "
+            "defaults",
         )
     if code in (None, 0):
         return CheckError("GC902", f"the script exited (sys.exit({code!r})) before computing any gradient")
     return CheckError("GC901", f"the script exited with sys.exit({code!r}) before computing any gradient")
+
+
+def _example_args(said: str | None) -> str:
+    """``-- --data DATA --epochs EPOCHS`` for argparse's "the following arguments are
+    required: --data, --epochs"; ``--epochs 1`` when argparse said something else."""
+    prefix = "the following arguments are required: "
+    if not said or not said.startswith(prefix):
+        return "--epochs 1"
+    out = []
+    for name in (n.strip() for n in said[len(prefix) :].split(",")):
+        if name.startswith("-"):
+            flag = name.split("/")[-1]  # `-e/--epochs`: the long form
+            out.append(f"{flag} {flag.lstrip('-').upper().replace('-', '_')}")
+        elif name:
+            out.append(name.split("/")[0].upper())
+    return " ".join(out) or "--epochs 1"
 
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
