@@ -110,7 +110,8 @@ def check_targets(
                     break
                 result = results[current]
                 result.findings = suppress.filter_findings(result.findings)
-                config.apply_selection(result)
+                # the file's own project settings (the nearest [tool.gradcheck] above it)
+                config.for_path(discover.split_target(current)[0]).apply_selection(result)
                 emitted += 1
                 if on_result is not None:
                     on_result(result)

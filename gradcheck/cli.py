@@ -389,11 +389,9 @@ class Settings:
             raise click.UsageError("give at least one PATH (a script, or a directory), or -m MODULE")
         if params["force"] and not params["fix"]:
             raise click.UsageError("--force only goes with --fix")
-        cfg = config_mod.load()
-        if params["select"]:
-            cfg.select = _codes(params["select"])
-        if params["ignore"]:
-            cfg.ignore = cfg.ignore + _codes(params["ignore"])
+        cfg = config_mod.load().with_command_line(
+            _codes(params["select"]) if params["select"] else [], _codes(params["ignore"]) if params["ignore"] else []
+        )
         for prefix in (*cfg.select, *cfg.ignore):
             config_mod.validate_code_prefix(prefix, "--select/--ignore")
         graph = params["graph_path"]

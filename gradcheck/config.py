@@ -42,6 +42,39 @@ class Config:
     scripts: list[str] = field(default_factory=list)
     check_custom_gradients: bool = False  # GC301 (opt-in)
     path: Path | None = None  # the pyproject.toml it came from
+    #: The command line's --select (replaces) and --ignore (adds to), applied as well to the
+    #: settings of another project a checked file belongs to (``for_path``).
+    cli_select: list[str] = field(default_factory=list)
+    cli_ignore: list[str] = field(default_factory=list)
+    _projects: dict = field(default_factory=dict, repr=False, compare=False)
+
+    def with_command_line(self, select: list[str], ignore: list[str]) -> Config:
+        """These settings with the command line's ``--select`` and ``--ignore`` on top."""
+        self.cli_select, self.cli_ignore = list(select), list(ignore)
+        if select:
+            self.select = list(select)
+        self.ignore = [*self.ignore, *ignore]
+        return self
+
+    def for_path(self, path: str | Path) -> Config:
+        """The settings of a checked file: those of the nearest ``pyproject.toml`` above it
+        with a ``[tool.gradcheck]`` table (as ruff finds its settings), with the command line
+        on top; these (the working directory's) when there is none, or it is this one."""
+        try:
+            directory = Path(path).resolve().parent
+        except (OSError, RuntimeError):  # a symlink loop: the caller says why it is skipped
+            return self
+        found = self._projects.get(directory, ...)
+        if found is ...:
+            pyproject = find_pyproject(directory)
+            found = None if pyproject is None or pyproject == self.path else pyproject
+            self._projects[directory] = found
+        if found is None:
+            return self
+        project = self._projects.get(found)
+        if project is None:
+            project = self._projects[found] = load(found.parent).with_command_line(self.cli_select, self.cli_ignore)
+        return project
 
     @property
     def root(self) -> Path:
@@ -152,12 +185,29 @@ _KNOWN = {key.name for key in KEYS}
 
 
 def find_pyproject(start: Path) -> Path | None:
+    """The nearest ``pyproject.toml`` at or above ``start`` that has a ``[tool.gradcheck]``
+    table (one without it is another tool's: ruff skips such files the same way)."""
     start = start.resolve()
     for directory in (start, *start.parents) if start.is_dir() else (start.parent, *start.parent.parents):
         candidate = directory / "pyproject.toml"
-        if candidate.is_file():
+        if candidate.is_file() and _has_table(candidate):
             return candidate
     return None
+
+
+def _has_table(pyproject: Path) -> bool:
+    """Whether the file has a ``[tool.gradcheck]`` table; a file that cannot be read counts
+    as having one (``load`` then says why it cannot be read)."""
+    try:
+        text = pyproject.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return True
+    if "gradcheck" not in text:
+        return False
+    try:
+        return "gradcheck" in tomllib.loads(text).get("tool", {})
+    except tomllib.TOMLDecodeError:
+        return True
 
 
 def load(start: Path | None = None) -> Config:

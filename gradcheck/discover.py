@@ -65,7 +65,7 @@ def _excluded(config: Config, path: Path, unreadable: dict[str, str]) -> bool:
     """``config.is_excluded``, or True (and the reason noted) for a path that cannot be
     resolved: a symlink loop makes ``Path.resolve`` raise."""
     try:
-        return config.is_excluded(path)
+        return config.for_path(path).is_excluded(path)
     except (OSError, RuntimeError) as error:
         unreadable[str(path)] = sourcefile.problem(str(path)) or f"cannot resolve the path: {error}"
         return True
@@ -74,6 +74,7 @@ def _excluded(config: Config, path: Path, unreadable: dict[str, str]) -> bool:
 def is_training_script(path: str, config: Config) -> bool:
     """Whether a file should be traced: it matches a ``scripts`` glob, or (by default) the
     static pre-filter reads it as a script that trains a TensorFlow/Keras model."""
+    config = config.for_path(path)
     if config.scripts:
         rel = config.relative(path)
         return any(fnmatch.fnmatch(rel, g) or fnmatch.fnmatch(os.path.basename(path), g) for g in config.scripts)

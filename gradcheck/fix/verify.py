@@ -112,6 +112,7 @@ def selected(result: FileResult, target: Target, text: str, config: Config) -> l
             and not (0 < f.line <= len(lines) and suppress.line_suppresses(lines[f.line - 1], f.code))
         ]
     others = suppress.filter_findings([f for f in result.findings if f.path != target.display])
+    config = config.for_path(target.path)
     for finding in [*ours, *others]:
         if config.code_selected(finding.code, finding.path):
             out.append(finding)
