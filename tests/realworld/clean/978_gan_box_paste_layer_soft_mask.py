@@ -55,7 +55,7 @@ def real_boxes(n):
     return np.concatenate([top_left, top_left + 0.4], axis=1).astype("float32")
 
 
-for step in range(60):
+for step in range(30):
     real_images = paste(real_boxes(batch_size))
     noise = tf.random.normal((batch_size, latent_dim))
     with tf.GradientTape() as d_tape:
@@ -71,5 +71,5 @@ for step in range(60):
         g_loss = bce(tf.ones((batch_size, 1)), discriminator(fake_images))
     g_grads = g_tape.gradient(g_loss, generator.trainable_variables)
     g_opt.apply_gradients(zip(g_grads, generator.trainable_variables))
-    if step % 20 == 0 or step == 59:
+    if step % 10 == 0 or step == 29:
         print("step", step, "d_loss", float(d_loss), "g_loss", float(g_loss))

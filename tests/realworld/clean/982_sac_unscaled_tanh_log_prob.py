@@ -41,10 +41,19 @@ policy = SoftDeterministicPolicy()
 q_function = keras.Sequential([keras.Input((obs_dim + act_dim,)), layers.Dense(64, activation="relu"),
                                layers.Dense(1)], name="q_function")
 policy_optimizer = keras.optimizers.Adam(3e-4)
+q_optimizer = keras.optimizers.Adam(3e-4)
 
 rng = np.random.default_rng(0)
 states = rng.normal(size=(64, obs_dim)).astype("float32")
+replay_actions = rng.uniform(-action_scale, action_scale, size=(64, act_dim)).astype("float32")
+rewards = -np.square(replay_actions[:, 0] - np.tanh(states[:, 0])).astype("float32")
 for step in range(40):
+    with tf.GradientTape() as q_tape:
+        q_pred = tf.squeeze(q_function(tf.concat([states, replay_actions], axis=1)), axis=1)
+        q_loss = tf.reduce_mean(tf.square(q_pred - rewards))
+    q_grads = q_tape.gradient(q_loss, q_function.trainable_variables)
+    q_optimizer.apply_gradients(zip(q_grads, q_function.trainable_variables))
+
     with tf.GradientTape() as tape:
         actions, log_probs = policy.sample(states)
         q_values = tf.squeeze(q_function(tf.concat([states, actions], axis=1)), axis=1)
@@ -52,4 +61,4 @@ for step in range(40):
     grads = tape.gradient(policy_loss, policy.trainable_variables)
     policy_optimizer.apply_gradients(zip(grads, policy.trainable_variables))
     if step % 10 == 0 or step == 39:
-        print("step", step, "policy loss", float(policy_loss))
+        print("step", step, "q loss", float(q_loss), "policy loss", float(policy_loss))
