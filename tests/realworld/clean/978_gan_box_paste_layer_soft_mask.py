@@ -1,0 +1,75 @@
+"""Clean control 978 (expected clean).
+
+Look-alike of case 578: the weightless paste layer draws the generator's box
+as a soft mask built from the float corners with steep sigmoid ramps (no
+integer coordinates, no tf.Variable canvas), so the discriminator's verdict
+backpropagates into the generator.
+Setting: GAN, custom eager training loop, weightless custom Keras layer in the middle.
+"""
+import numpy as np
+import tensorflow as tf
+import keras
+from keras import layers
+
+
+class ImagePaste(layers.Layer):
+    def __init__(self, canvas_size=24, **kwargs):
+        super().__init__(**kwargs)
+        self.canvas_size = canvas_size
+
+    def call(self, input_data, t_val=255.0, sharpness=50.0):
+        positions = tf.convert_to_tensor(input_data)
+        positions = tf.reshape(positions, [-1, 2, 2])
+        centers = (tf.range(self.canvas_size, dtype=tf.float32) + 0.5) / self.canvas_size
+        y0, x0 = positions[:, 0, 0:1], positions[:, 0, 1:2]
+        y1, x1 = positions[:, 1, 0:1], positions[:, 1, 1:2]
+        inside_y = tf.sigmoid(sharpness * (centers - y0)) * tf.sigmoid(sharpness * (y1 - centers))
+        inside_x = tf.sigmoid(sharpness * (centers - x0)) * tf.sigmoid(sharpness * (x1 - centers))
+        canvas = 1.0 - inside_y[:, :, None, None] * inside_x[:, None, :, None]
+        return canvas * t_val / 255.0
+
+
+latent_dim, batch_size = 8, 16
+generator = keras.Sequential([
+    keras.Input((latent_dim,)),
+    layers.Dense(32, activation="relu"),
+    layers.Dense(32, activation="relu"),
+    layers.Dense(4, activation="sigmoid"),
+], name="generator")
+discriminator = keras.Sequential([
+    keras.Input((24, 24, 1)),
+    layers.Conv2D(8, 3, strides=2, activation="relu"),
+    layers.Flatten(),
+    layers.Dense(1),
+], name="discriminator")
+paste = ImagePaste()
+bce = keras.losses.BinaryCrossentropy(from_logits=True)
+d_opt = keras.optimizers.Adam(1e-3)
+g_opt = keras.optimizers.Adam(1e-3)
+
+rng = np.random.default_rng(0)
+
+
+def real_boxes(n):
+    top_left = rng.uniform(0.1, 0.4, size=(n, 2))
+    return np.concatenate([top_left, top_left + 0.4], axis=1).astype("float32")
+
+
+for step in range(30):
+    real_images = paste(real_boxes(batch_size))
+    noise = tf.random.normal((batch_size, latent_dim))
+    with tf.GradientTape() as d_tape:
+        fake_images = paste(generator(noise))
+        d_loss = bce(tf.ones((batch_size, 1)), discriminator(real_images)) + \
+            bce(tf.zeros((batch_size, 1)), discriminator(fake_images))
+    d_grads = d_tape.gradient(d_loss, discriminator.trainable_variables)
+    d_opt.apply_gradients(zip(d_grads, discriminator.trainable_variables))
+
+    noise = tf.random.normal((batch_size, latent_dim))
+    with tf.GradientTape() as g_tape:
+        fake_images = paste(generator(noise))
+        g_loss = bce(tf.ones((batch_size, 1)), discriminator(fake_images))
+    g_grads = g_tape.gradient(g_loss, generator.trainable_variables)
+    g_opt.apply_gradients(zip(g_grads, generator.trainable_variables))
+    if step % 10 == 0 or step == 29:
+        print("step", step, "d_loss", float(d_loss), "g_loss", float(g_loss))
