@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -53,6 +54,9 @@ class Options:
     note_after: float | None = None
     #: Where notes go (the CLI: stderr).
     note: Callable[[str], None] | None = None
+    #: Told when a file's child starts (its shown path and a function giving the last line the
+    #: script printed) and ends (None): the CLI's live status line.
+    running: Callable[[str, Callable[[], str] | None], None] | None = None
 
 
 def check_targets(
@@ -61,6 +65,7 @@ def check_targets(
     options: Options,
     progress: Callable[[int, int, str], None] | None = None,
     on_result: Callable[[FileResult], None] | None = None,
+    total: Callable[[int], None] | None = None,
 ) -> Report:
     """Check every target. ``on_result`` gets each file's final result (findings filtered)
     as soon as it and every file before it in the report's order are done: the output
@@ -91,6 +96,8 @@ def check_targets(
             results[target] = problem
         else:
             to_run.append(target)
+    if total is not None:
+        total(len(to_run))  # how many files will run: the status line's [done/total]
     order = [*missing, *unreadable, *files]
     emitted = 0
     finished: set[str] = set()
@@ -299,10 +306,14 @@ def run_child(
         os.close(out_write)
         tail = OutputTail(out_read)
         tree = processes.Tree(proc.pid)
+        if options.running is not None:
+            options.running(shown, tail.last_line)
         try:
             outcome = _wait(proc, tree, options, shown, result_path, stop)
             where = _where(proc, result_path, ask_write) if outcome == "timeout" else None
         finally:
+            if options.running is not None:
+                options.running(shown, None)
             tree.end(proc)  # normal end, timeout, stop or an exception (KeyboardInterrupt): all of them
             os.close(ask_write)
             tail.join()
@@ -324,6 +335,9 @@ def run_child(
         if notebook.is_notebook(path):
             notebook.register_cells(path, shown)  # the code frames of `nb.ipynb:cell N` findings
         return result
+
+
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 
 
 class OutputTail:
@@ -359,6 +373,14 @@ class OutputTail:
         """Until the pipe's end (every writer is gone); a writer that escaped the kill holds
         it open, and then the tail is what came so far."""
         self._thread.join(timeout)
+
+    def last_line(self) -> str:
+        """The last line the script printed so far (a progress bar's latest state)."""
+        for chunk in reversed(list(self._chunks)[-8:]):
+            lines = [ln for ln in chunk.replace(b"\r", b"\n").split(b"\n") if ln.strip()]
+            if lines:
+                return _ANSI.sub("", lines[-1].decode("utf-8", errors="replace")).strip()
+        return ""
 
     def text(self) -> str:
         data = b"".join(list(self._chunks))[-self.limit :]

@@ -615,16 +615,26 @@ def _check(settings: Settings) -> tuple[Report, list[str]]:
     from gradcheck.report import Report
 
     printed: list[str] = []
+    status = None
+    options = settings.check_options
+    if settings.progress and not settings.static:
+        import dataclasses
+
+        from gradcheck.status import Status
+
+        # signs of life on a terminal: the file being checked, for how long, its last output line
+        status = Status()
+        options = dataclasses.replace(options, running=status.running)
 
     def progress(done: int, total: int, path: str) -> None:
-        if settings.progress:
-            click.echo(f"\r[{done}/{total}] {path}"[:100].ljust(100), err=True, nl=done == total)
+        if status is not None:
+            status.done, status.total = done, total
 
     def print_result(result) -> None:
         text = render(Report([result]), settings.fmt, color=settings.color)
         if text:
-            if settings.progress:
-                click.echo("\r" + " " * 100 + "\r", err=True, nl=False)
+            if status is not None:
+                status.clear()
             click.echo(
                 ("\n" if printed and settings.fmt == "full" else "") + text,
                 nl=not text.endswith("\n"),
@@ -633,13 +643,18 @@ def _check(settings: Settings) -> tuple[Report, list[str]]:
             sys.stdout.flush()
             printed.append(result.path)
 
-    report = check_targets(
-        list(settings.paths),
-        settings.config,
-        settings.check_options,
-        progress=progress,
-        on_result=print_result if settings.streamed else None,
-    )
+    try:
+        report = check_targets(
+            list(settings.paths),
+            settings.config,
+            options,
+            progress=progress,
+            on_result=print_result if settings.streamed else None,
+            total=(lambda n: setattr(status, "total", n)) if status is not None else None,
+        )
+    finally:
+        if status is not None:
+            status.stop()
     if not report.files:
         from gradcheck.report import EXIT_NOTHING
 
