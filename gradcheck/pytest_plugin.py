@@ -206,7 +206,7 @@ class GradcheckItem(pytest.Item):
         )
         shown = _relative(self.path, Path(str(self.config.rootpath)))
         result = run_child(str(self.path), options, display=shown)
-        self.plugin.settings.apply_selection(result)
+        self.plugin.settings.for_path(self.path).apply_selection(result)  # its own project's settings
         report = Report([result])
         if not report.ok:
             _attach_patches(report, self.plugin.settings, options, {shown: str(self.path)})
