@@ -46,17 +46,31 @@ def run(names: list[str], reps: int) -> dict:
             "plain": ([PYTHON, script, *args], plain_env),
         }
         memory: dict[str, list[float]] = {"gradcheck": [], "plain": []}
+        seconds: dict[str, list[float]] = {"gradcheck": [], "plain": []}
         codes: dict[str, int | None] = {}
         for rep in range(reps):
             for side in ("gradcheck", "plain") if rep % 2 == 0 else ("plain", "gradcheck"):
                 cmd, cmd_env = commands[side]
-                _seconds, peak, code = _measured(cmd, PROGRAMS_DIR, cmd_env, 1800)
+                wall, peak, code = _measured(cmd, PROGRAMS_DIR, cmd_env, 1800)
                 memory[side].append(peak)
+                seconds[side].append(wall)
                 codes[side] = code
         ratio = median(memory["gradcheck"]) / median(memory["plain"])
-        rows.append({"program": name, "memory_mb": memory, "ratio": ratio, "exit": codes})
+        time_ratio = median(seconds["gradcheck"]) / median(seconds["plain"])
+        rows.append(
+            {
+                "program": name,
+                "memory_mb": memory,
+                "ratio": ratio,
+                "seconds": seconds,
+                "time_ratio": time_ratio,
+                "exit": codes,
+            }
+        )
         print(
-            f"{name:16s} {median(memory['gradcheck']):.0f} vs {median(memory['plain']):.0f} MB  {ratio:.2f}x  exit {codes}",
+            f"{name:16s} {median(memory['gradcheck']):.0f} vs {median(memory['plain']):.0f} MB  {ratio:.2f}x"
+            f"  wall {median(seconds['gradcheck']):.1f} vs {median(seconds['plain']):.1f} s  {time_ratio:.2f}x"
+            f"  exit {codes}",
             file=sys.stderr,
             flush=True,
         )
