@@ -13,6 +13,10 @@ What it costs:
   while the loss is finite. Only then is more computed: the gradient of the loss with
   respect to every tensor on the way (one more backward pass, asked of gradcheck's shadow
   tape), which is what locates the op where the gradient became zero or non-finite.
+- Memory: a traced step's check holds, until its gradients are known, only the leaves of
+  the forward values a diagnosis reads (variable reads, random draws, the batch); the
+  activations are computed again from them on a degenerate step (``recompute``), and only
+  on the degenerate sources' own paths.
 
 Graphs compiled with XLA (``jit_compile=True``) cannot call back into Python: their
 values are not checked (GC203, structural, still is, at trace time).
