@@ -537,7 +537,10 @@ class _GraphProbe:
             values.forward[k] = np.asarray(v.numpy())
         if self.recompute is not None:
             wanted, _ = _wanted_keys(flow, targets, bad, ops)
-            values.forward.update(self.recompute.run(list(forward), wanted))
+            try:
+                values.forward.update(self.recompute.run(list(forward), wanted))
+            except Exception as error:  # noqa: BLE001 - diagnose from the fed values alone
+                internal_error(error)
         for k, g in zip(grad_keys, region_grads, strict=False):
             values.grads[k] = np.asarray(g.numpy())
         for k in unconnected:
