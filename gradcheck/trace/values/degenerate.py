@@ -13,6 +13,10 @@ What it costs:
   while the loss is finite. Only then is more computed: the gradient of the loss with
   respect to every tensor on the way (one more backward pass, asked of gradcheck's shadow
   tape), which is what locates the op where the gradient became zero or non-finite.
+- Memory: a traced step's check holds, until its gradients are known, only the leaves of
+  the forward values a diagnosis reads (variable reads, random draws, the batch); the
+  activations are computed again from them on a degenerate step (``recompute``), and only
+  on the degenerate sources' own paths.
 
 Graphs compiled with XLA (``jit_compile=True``) cannot call back into Python: their
 values are not checked (GC203, structural, still is, at trace time).
@@ -28,7 +32,7 @@ from gradcheck.trace.record.call import GradientCall
 from gradcheck.trace.record.dataflow import WriteKey
 from gradcheck.trace.record.errors import internal_error
 from gradcheck.trace.record.registry import register
-from gradcheck.trace.values import frontier, mailbox
+from gradcheck.trace.values import frontier, mailbox, recompute
 from gradcheck.trace.values.checked import Checked, checked_call, region, unscaled_loss
 from gradcheck.trace.values.frozen import reads_frozen
 from gradcheck.trace.values.layers import layers_by_source
@@ -415,6 +419,7 @@ class _GraphProbe:
         self.done = False
         self.layout: tuple = ()
         self.host_flags = False
+        self.recompute: recompute.Plan | None = None
 
     def armed(self):
         return not self.done
@@ -435,6 +440,11 @@ class _GraphProbe:
         want_values, want_grads = _wanted_keys(flow, ctx.target_keys, keys, ops)
         values = [(k, ctx.tensors.get(k)) for k in want_values]
         values = [(k, t) for k, t in values if t is not None and _shippable(t)]
+        # fed: the leaves of the wanted values; the rest is computed again from them on a
+        # degenerate step only (``recompute``: nothing more is held while the step runs)
+        self.recompute = recompute.plan([t for _, t in values], ctx.graph, {t.name for t in targets})
+        if self.recompute is not None:
+            values = [(_key_of_graph(t), t) for t in self.recompute.leaves]
         kept, unconnected = [], []
         self.replay = not any(_needs_graph(flow.ops[i]) for i in ops)
         if not self.replay:
@@ -446,7 +456,6 @@ class _GraphProbe:
             pairs = list(zip(candidates, region_grads, strict=False))
             kept = [(k, tf.convert_to_tensor(g)) for (k, _), g in pairs if g is not None]
             unconnected = [k for (k, _), g in pairs if g is None]
-        self.region = ops
         target_grads = self.checked.output_gradients or [tf.ones_like(t) for t in targets]
         self.host_flags = zero_flags is None
         if self.host_flags:  # computed from the values on the host (see receive)
@@ -502,20 +511,8 @@ class _GraphProbe:
             target_finite = bool(target_finite.numpy())
         forward, rest = rest[: len(value_keys)], rest[len(value_keys) :]
         region_grads, target_grads = rest[: len(grad_keys)], rest[len(grad_keys) :]
-        values = GraphValues(self.checked.ctx)
-        for k, v in zip(value_keys, forward, strict=False):
-            values.forward[k] = np.asarray(v.numpy())
-        for k, g in zip(grad_keys, region_grads, strict=False):
-            values.grads[k] = np.asarray(g.numpy())
-        for k in unconnected:
-            values.grads[k] = None
-        for k, g in zip(target_keys, target_grads, strict=False):
-            values.grads[k] = np.asarray(g.numpy())
-        if self.replay:
-            replay_backward(self.checked.ctx.flow, self.region, values)
         zero, nonfinite = [], []
-        for j, (source, g) in enumerate(zip(self.sources, source_grads, strict=False)):
-            values.grads[source.key] = np.asarray(g.numpy())
+        for j, source in enumerate(self.sources):
             if not finite_flags[j]:
                 nonfinite.append(source)
             elif zero_flags[j]:
@@ -530,6 +527,30 @@ class _GraphProbe:
             return []
         if reads_frozen(self.checked, self.frozen):
             return []
+        # only the paths of the degenerate sources: every consumer of a tensor on them that
+        # reaches the loss is on them too, so their gradients are whole (as in eager mode)
+        flow, targets = self.checked.ctx.flow, self.checked.ctx.target_keys
+        bad = [s.key for s in zero + nonfinite]
+        ops = region(flow, targets, bad)
+        values = GraphValues(self.checked.ctx)
+        for k, v in zip(value_keys, forward, strict=False):
+            values.forward[k] = np.asarray(v.numpy())
+        if self.recompute is not None:
+            wanted, _ = _wanted_keys(flow, targets, bad, ops)
+            try:
+                values.forward.update(self.recompute.run(list(forward), wanted))
+            except Exception as error:  # noqa: BLE001 - diagnose from the fed values alone
+                internal_error(error)
+        for k, g in zip(grad_keys, region_grads, strict=False):
+            values.grads[k] = np.asarray(g.numpy())
+        for k in unconnected:
+            values.grads[k] = None
+        for k, g in zip(target_keys, target_grads, strict=False):
+            values.grads[k] = np.asarray(g.numpy())
+        if self.replay:
+            replay_backward(flow, ops, values)
+        for source, g in zip(self.sources, source_grads, strict=False):
+            values.grads[source.key] = np.asarray(g.numpy())
         return frontier.findings(self.checked, values, zero, nonfinite)
 
 
