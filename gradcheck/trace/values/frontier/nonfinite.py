@@ -106,6 +106,10 @@ def explain(a: Analysis, c: int, t) -> Cause:
                     f"({a.line_of(c)}) multiplies that value by 0"
                 )
     guard = _guarding_where(a, c)
+    if guard is not None and "where" not in a.call_text(guard):
+        # a select inside a library call (a Keras loss's clipping): not a tf.where the user wrote,
+        # and the double-where advice would not fit; the op's own fix (an epsilon) stands
+        guard = None
     if guard is not None:
         notes.append(
             f"the non-finite value is discarded by {a.call_text(guard)} ({a.line_of(guard)}) in the forward "
