@@ -311,3 +311,61 @@ def test_both_trainings_of_a_tf_keras_script_are_checked(tmp_path):
     assert proc.returncode == 1, proc.stdout + proc.stderr
     (file,) = json.loads(proc.stdout)["files"]
     assert sorted((f["code"], f["line"]) for f in file["findings"]) == [("GC102", 7), ("GC102", 22)]
+
+
+GAN_EAGER_STEP = """\
+import keras
+import numpy as np
+import tensorflow as tf
+
+
+class GAN(keras.Model):
+    def __init__(self):
+        super().__init__()
+        self.gen = keras.Sequential([keras.Input((4,)), keras.layers.Dense(3, name="g")], name="gen")
+        self.critic = keras.Sequential([keras.Input((3,)), keras.layers.Dense(1, name="c")], name="critic")
+
+    def compile(self, d_opt, g_opt):
+        super().compile()
+        self.d_opt, self.g_opt = d_opt, g_opt
+
+    def train_step(self, real):
+        for _ in range(3):  # the critic's steps: one tape.gradient line, asked three times
+            with tf.GradientTape() as tape:
+                d_loss = tf.reduce_mean(self.critic(self.gen(tf.random.normal([8, 4])))) - tf.reduce_mean(
+                    self.critic(real)
+                )
+            grads = tape.gradient(d_loss, self.critic.trainable_variables)
+            self.d_opt.apply_gradients(zip(grads, self.critic.trainable_variables))
+        with tf.GradientTape() as tape:
+            g_loss = -tf.reduce_mean(self.critic(GENERATED))
+        grads = tape.gradient(g_loss, self.gen.trainable_variables)
+        self.g_opt.apply_gradients(zip(grads, self.gen.trainable_variables))
+        return {"d": d_loss, "g": g_loss}
+
+
+model = GAN()
+model.compile(keras.optimizers.Adam(1e-3), keras.optimizers.Adam(1e-3))
+model.run_eagerly = True
+model.fit(np.random.rand(32, 3).astype("float32"), batch_size=8, epochs=2, verbose=0)
+"""
+
+
+@pytest.mark.parametrize(
+    ("generated", "codes"),
+    [
+        ("self.gen(tf.random.normal([8, 4]))", []),  # correct: both trainings checked, silent
+        ("tf.round(self.gen(tf.random.normal([8, 4])))", ["GC102"]),  # the generator's bug, after the critic's steps
+    ],
+)
+def test_a_later_gradient_inside_an_eager_fit_step_is_reached(tmp_path, generated, codes):
+    """A train_step run eagerly asks the critic's gradient three times before the generator's:
+    the repeated critic call runs on, unchecked, until the generator's line is reached and
+    checked (it ended the fit, and the file was 'partly checked', GC905)."""
+    script = tmp_path / "gan_eager.py"
+    script.write_text(GAN_EAGER_STEP.replace("GENERATED", generated))
+    proc = run_cli(str(script), "--format", "json", cwd=tmp_path)
+    [result] = json.loads(proc.stdout)["files"]
+    assert result["status"] == "checked", result
+    assert [f["code"] for f in result["findings"]] == codes
+    assert proc.returncode == (1 if codes else 0), proc.stderr

@@ -47,3 +47,23 @@ class Reach:
             lines.append((frame.f_code.co_filename, frame.f_lineno))
             frame = frame.f_back
         self.mark_lines([*lines, *extra])
+
+    def pending_here(self, frame=None) -> bool:
+        """Whether an entry point not reached yet lies inside a function of the checked file
+        that is running now (a WGAN's ``train_step`` run eagerly: the generator's
+        ``tape.gradient`` after the critic's repeated one). Module-level code does not count:
+        it spans the whole file."""
+        pending = {e.line for e in self.pending()}
+        if not pending:
+            return False
+        frame = frame if frame is not None else sys._getframe(1)
+        while frame is not None:
+            code = frame.f_code
+            if code.co_name != "<module>" and (
+                code.co_filename in self.paths or os.path.abspath(code.co_filename) in self.paths
+            ):
+                lines = [line for _, _, line in code.co_lines() if line is not None]
+                if lines and any(min(lines) <= line <= max(lines) for line in pending):
+                    return True
+            frame = frame.f_back
+        return False

@@ -37,6 +37,10 @@ from gradcheck.trace.values import mailbox
 #: that records, before the check ends the program anyway (a whole training loop inside one
 #: persistent tape).
 NESTED_REPEATS = 64
+#: How many repeated gradient calls inside a ``fit`` run on unchecked while an entry point inside
+#: the running step is still to be reached (a WGAN's ``train_step`` run eagerly: three critic steps,
+#: then the generator's); past them the ``fit`` ends as usual, however long its training.
+FIT_RUN_ON = 16
 
 
 @dataclass(eq=False)
@@ -167,6 +171,7 @@ class Session:
         self.fitting = 0
         #: a step past its budget ran on, unchecked, toward a training not reached yet
         self.ran_on = False
+        self.fit_repeats = 0  # repeated gradient calls a fit ran on unchecked (``runs_on``)
 
     # -- per thread -----------------------------------------------------------------------
     @property
@@ -196,8 +201,15 @@ class Session:
         """Past the budget: whether the program goes on, unchecked, because a training
         entry point of the file is still to be reached (outside a ``fit``, which ends
         instead and returns to the program: ``run.runner``)."""
-        if self.reach is None or self.fitting or not self.reach.pending():
+        if self.reach is None or not self.reach.pending():
             return False
+        if self.fitting:
+            # inside a fit's step: its later gradient calls (the generator's after the critic's)
+            # are reached a few repeats on; a fit that never reaches them ends as before
+            if self.fit_repeats >= FIT_RUN_ON or not self.reach.pending_here():
+                return False
+            self.fit_repeats += 1
+            return True
         self.ran_on = True
         return True
 
