@@ -315,3 +315,15 @@ def fake_dataset(
         )
 
     return replace_call(source, call, f"({part(n)}, {part(n_test or n)})")
+
+
+@transform
+def truncate_from(source: str, match: str) -> str:
+    """Everything from the first top-level line that starts with ``match`` is dropped: a
+    notebook's later part (plots of the result, a second solver that needs a package not
+    installed here) that follows the training the benchmark checks."""
+    lines = source.splitlines(keepends=True)
+    for i, line in enumerate(lines):
+        if line.startswith(match):
+            return "".join(lines[:i])
+    raise AdaptError(f"truncate_from: no line starts with {match!r}")

@@ -22,7 +22,7 @@ def _git_dirs(root: Path, repo: str) -> list[Path]:
     owner, name = repo.split("/")
     cands = []
     for base in (root / f"{owner}+{name}", root / name, root / owner / name):
-        cands += [base / "repo", base, base / ".git"]
+        cands += [base / "repo", base / "repo" / ".git", base, base / ".git"]
     return [c for c in cands if (c / "HEAD").is_file() and (c / "objects").is_dir()]
 
 
