@@ -1,9 +1,10 @@
 """GC107: an action sampled from the policy's logits (``tf.random.categorical``) used as the value.
 
-Report: "will the multinomial sampling operation break the gradient back propagation?",
-https://github.com/openai/spinningup/issues/171 (and the same question for sampled actions,
-https://github.com/hill-a/stable-baselines/issues/672): the sample is an integer draw, with
-no gradient to the logits.
+Reports: a generator whose ``tf.multinomial`` samples feed the discriminator's loss, "How the
+gradients pass down if there's a tf.multinomial() sampling process?",
+https://github.com/LantaoYu/SeqGAN/issues/31; the same question for a policy's sampled action,
+https://github.com/openai/spinningup/issues/171. The sample is an integer draw, with no
+gradient to the logits.
 """
 
 from __future__ import annotations
