@@ -148,7 +148,7 @@ def _patch(tf) -> None:
                 key = (*key, tuple(names))  # sources tell a GAN's two tapes apart
             nones = [g is None for g in flat]
             live = [g for g in flat if g is not None]
-            with self._stop_recording() if self._recording else _null():
+            with self.stop_recording() if self._recording else _null():
                 stats = [_stats(tf, g) for g in live]
             if tf.executing_eagerly():
                 _record(key, line, names, [(float(n), bool(f)) for n, f in stats], nones)
