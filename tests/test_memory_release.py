@@ -258,9 +258,6 @@ grads = tape.gradient(loss, [w])
 def test_an_eager_check_holds_no_value_the_program_freed(run_script, monkeypatch):
     """Under plain python the matmul's output is freed inside the tape (TensorFlow's tape does
     not keep it); the check's recorder must not keep it alive either."""
-    from gradcheck.trace.record import eager
-
-    monkeypatch.setattr(eager, "WEAK_OUTPUTS", True)
     probe = types.ModuleType("memory_release_probe")
     monkeypatch.setitem(sys.modules, "memory_release_probe", probe)
     result = run_script(FREED_IN_THE_STEP)
@@ -299,7 +296,6 @@ def test_an_eager_diagnosis_computes_freed_values_again(run_script, monkeypatch)
     is the one the held values gave, exactly."""
     from gradcheck.trace.record import eager
 
-    monkeypatch.setattr(eager, "WEAK_OUTPUTS", True)
     again: list = []
     execute_again = eager.EagerRecorder.execute_again
 

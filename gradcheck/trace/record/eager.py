@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from gradcheck.trace.record import frames
 from gradcheck.trace.record.dataflow import GRADIENT_CALL, TAG_ASSIGN, TAG_CUSTOM_GRADIENT, TAG_FUNCTION, TAG_READ, Flow
-from gradcheck.trace.record.eager_freed import StepTensors
+from gradcheck.trace.record.eager_freed import StepTensors, deref
 
 #: DataType enums (types.proto) that carry gradients: half, float, double, bfloat16, complex.
 _DIFFERENTIABLE_ENUMS = frozenset({1, 2, 8, 14, 18, 19})
@@ -50,19 +50,23 @@ class Record:
     site: tuple | None  # frames.Sites: the user frames, innermost first
     tapes: tuple  # ids of the checked tapes recording when the op ran
     tag: str = ""
-    refs: tuple | None = None  # the output tensors (weak references when ``attrs``), while a tape may ask
+    # the output tensors while a tape may ask about them; with ``attrs``, a list whose
+    # entries become weak references once a taped op consumes them (``_consumed``)
+    refs: tuple | list | None = None
     metric: bool = False  # an assignment a Keras metric made (its running state)
     attrs: tuple | None = None  # a stateless op's attributes: a freed output can be computed again
 
 
-#: Hold stateless outputs weakly (off: not yet sound). Freeing them lets the shadow tape
-#: prune, as TensorFlow's tape does, the ops whose outputs all died: a chain ending at a cut
-#: (``argmax``) is forgotten, and the diagnosis then names the wrong op (GC111 for GC101 in
-#: ``tests/test_gc2_degenerate.py``). On with it: eager WGAN-GP 1274 -> 1093 MB.
-WEAK_OUTPUTS = False
-
 #: op type -> whether running it again gives the same outputs (a stateless registered op)
 _REPEATABLE: dict[str, bool] = {}
+
+
+def _tf_should_record(inputs) -> bool:
+    """Whether a tape recording now records an op on ``inputs`` (False when they are paused:
+    ``tf.stop_gradient``, gradcheck's own work)."""
+    from tensorflow.python import pywrap_tfe
+
+    return pywrap_tfe.TFE_Py_TapeSetShouldRecordBackprop(inputs)
 
 
 def _repeatable(op_type: str) -> bool:
@@ -153,7 +157,23 @@ class EagerRecorder:
         if self.passed_variables is not None and not tag:
             self._note_hidden_reads(op_type, inputs)
         self._add(op_type, inputs, outputs or (), tag, attrs)
+        if self.active and inputs and _tf_should_record(inputs):
+            self._consumed(inputs)
         return None
+
+    def _consumed(self, inputs) -> None:
+        """A taped op consumed ``inputs``: the shadow tape's entry for that op counts them as
+        used, so it keeps their producers' entries (TensorFlow's tape forgets an op only once
+        all its outputs are dead and unconsumed). Only from here on may the recorder hold
+        them weakly: an output that nothing taped consumed (a cut's ``argmax``, a value that
+        left TensorFlow, the input of a ``stop_gradient``) is held, so the shadow keeps the
+        chain that ends in it, which the diagnosis asks about."""
+        for t in inputs:
+            rec = self.producer(_key(t))
+            if rec is not None and rec.attrs is not None and rec.refs is not None:
+                i = rec.outputs.index(t._id)
+                if not isinstance(rec.refs[i], weakref.ReferenceType):
+                    rec.refs[i] = weakref.ref(t)
 
     def _note_hidden_reads(self, op_type: str, inputs) -> None:
         """A variable given straight to an op is read in C++ with no callback: its value
@@ -195,8 +215,8 @@ class EagerRecorder:
         keep = None
         if not active:
             attrs = None
-        elif WEAK_OUTPUTS and attrs is not None and not tag and len(out_keys) == len(outputs) and _repeatable(op_type):
-            keep = tuple(weakref.ref(t) for t in outputs)
+        elif attrs is not None and not tag and len(out_keys) == len(outputs) and _repeatable(op_type):
+            keep = list(outputs)  # held until a taped op consumes them (``_consumed``)
         else:
             attrs = None
             keep = tuple(outputs)
@@ -299,7 +319,7 @@ class EagerRecorder:
             return self.orphans.get(k)
         for out_key, ref in zip(rec.outputs, rec.refs, strict=False):
             if out_key == k:
-                return ref() if rec.attrs is not None else ref
+                return deref(ref)
         return None
 
     def execute_again(self, rec: Record, inputs) -> list:
