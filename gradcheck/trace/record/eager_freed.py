@@ -22,8 +22,9 @@ def deref(entry):
     return entry() if isinstance(entry, weakref.ReferenceType) else entry
 
 
-class NotComputable(RuntimeError):
-    """A freed value whose producer is no longer recorded (or cannot run again)."""
+class NotComputable(ValueError):
+    """A freed value whose producer is no longer recorded, or failed to run again: a
+    ValueError, as reading a value that has none (a resource's) is, so readers skip it."""
 
 
 class FreedTensor:
@@ -141,7 +142,10 @@ class StepTensors(dict):
                 stack.extend(missing)
                 continue
             inputs = [computed[i] if i in computed else recorder.live_value(i) for i in rec.inputs]
-            outputs = recorder.execute_again(rec, inputs)
+            try:
+                outputs = recorder.execute_again(rec, inputs)
+            except Exception as error:  # TensorFlow's own errors, whatever the op
+                raise NotComputable(f"{rec.type} could not run again: {error}") from error
             for out_key, t in zip(rec.outputs, outputs, strict=False):
                 computed[out_key] = t
             stack.pop()
