@@ -4,9 +4,9 @@ An op callback (``op_callbacks.add_op_callback``; registering one turns off the 
 fast path, so every op is seen) stores each executed op's input and output tensor ids
 (``EagerTensor._id``), the innermost user frame, and which checked tapes were recording.
 Outputs of ops run while a tape records can later be asked about (does the loss have a
-gradient with respect to them, what was their value): the outputs of stateless ops are held
-by weak reference, with the op's attributes to compute a freed one again
-(``eager_freed``); the others (variable reads, random draws, function calls), and the
+gradient with respect to them, what was their value): the output of a stateless op is held
+until a taped op consumes it, then by weak reference, with the op's attributes to compute it
+again once freed (``eager_freed``); the others (variable reads, random draws, function calls), and the
 inputs no recorded op produced, are held. Ops run outside every tape keep
 ids only: they are what shows a forward pass done before the tape opened (GC109).
 Tensors that leave TensorFlow (``.numpy()``, ``float()``, NumPy calls) are noted too.
