@@ -6,7 +6,9 @@ a value the check must not hold, or must compute again exactly instead of holdin
   may read (variable reads, random draws, the batch), never the activations computed from
   them, which a degenerate step computes again (``values/recompute.py``);
 - a degenerate gradient is diagnosed on its own paths only: the activations of the rest of
-  the network are not computed again for it.
+  the network are not computed again for it;
+- eager mode: the recorder holds the outputs of stateless ops by weak reference, and a
+  diagnosis computes a freed one again from its producer's inputs (``record/eager_freed.py``).
 """
 
 from __future__ import annotations
@@ -230,6 +232,83 @@ def test_a_zero_gradient_is_diagnosed_on_its_own_paths_only(run_script, monkeypa
     planned, computed = asked[0]
     assert "Tanh" in planned  # the first layer's activation could have been computed ...
     assert "Tanh" not in computed  # ... but is not on the bias's paths
+
+
+FREED_IN_THE_STEP = """\
+import gc
+import weakref
+
+import memory_release_probe as probe
+import tensorflow as tf
+
+w = tf.Variable(tf.ones((3, 2)))
+x = tf.ones((4, 3))
+with tf.GradientTape() as tape:
+    h = tf.matmul(x, w)  # the gradient of `tanh(h)` needs no `h`: the program frees it below
+    probe.ref = weakref.ref(h)
+    y = tf.tanh(h)
+    del h
+    gc.collect()
+    probe.alive = probe.ref() is not None
+    loss = tf.reduce_sum(y)
+grads = tape.gradient(loss, [w])
+"""
+
+
+def test_an_eager_check_holds_no_value_the_program_freed(run_script, monkeypatch):
+    """Under plain python the matmul's output is freed inside the tape (TensorFlow's tape does
+    not keep it); the check's recorder must not keep it alive either."""
+    probe = types.ModuleType("memory_release_probe")
+    monkeypatch.setitem(sys.modules, "memory_release_probe", probe)
+    result = run_script(FREED_IN_THE_STEP)
+    assert result.error is None, result.error
+    assert result.findings == []
+    assert probe.alive is False
+
+
+DEAD_RELU_EAGER = """\
+import keras
+import numpy as np
+import tensorflow as tf
+
+model = keras.Sequential(
+    [
+        keras.Input((4,)),
+        keras.layers.Dense(8),
+        keras.layers.Dense(8, activation="relu", bias_initializer=keras.initializers.Constant(-100.0)),
+        keras.layers.Dense(1),
+    ]
+)
+opt = keras.optimizers.SGD(0.1)
+x = np.random.rand(16, 4).astype("float32")
+y = np.random.rand(16, 1).astype("float32")
+for _ in range(3):
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_mean(tf.square(model(x) - y))
+    grads = tape.gradient(loss, model.trainable_variables)
+    opt.apply_gradients(zip(grads, model.trainable_variables))
+"""
+
+
+def test_an_eager_diagnosis_computes_freed_values_again(run_script, monkeypatch):
+    """The dead ReLU's pre-activations (which its gradient does not need, so the program
+    frees them) are computed again from the recorded op and its inputs, and the diagnosis
+    is the one the held values gave, exactly."""
+    from gradcheck.trace.record import eager
+
+    again: list = []
+    execute_again = eager.EagerRecorder.execute_again
+
+    def spy(self, rec, inputs):
+        again.append(rec.type)
+        return execute_again(self, rec, inputs)
+
+    monkeypatch.setattr(eager.EagerRecorder, "execute_again", spy)
+    result = run_script(DEAD_RELU_EAGER)
+    assert result.error is None, result.error
+    assert [f.code for f in result.findings] == ["GC201"]
+    assert "relu is dead on the whole batch" in result.findings[0].message
+    assert again, "a freed value was computed again"
 
 
 if __name__ == "__main__":  # pragma: no cover

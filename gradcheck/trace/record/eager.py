@@ -3,8 +3,11 @@
 An op callback (``op_callbacks.add_op_callback``; registering one turns off the eager
 fast path, so every op is seen) stores each executed op's input and output tensor ids
 (``EagerTensor._id``), the innermost user frame, and which checked tapes were recording.
-Outputs of ops run while a tape records are kept alive so TensorFlow can later be asked
-whether the loss has a gradient with respect to them. Ops run outside every tape keep
+Outputs of ops run while a tape records can later be asked about (does the loss have a
+gradient with respect to them, what was their value): the output of a stateless op is held
+until a taped op consumes it, then by weak reference, with the op's attributes to compute it
+again once freed (``eager_freed``); the others (variable reads, random draws, function calls), and the
+inputs no recorded op produced, are held. Ops run outside every tape keep
 ids only: they are what shows a forward pass done before the tape opened (GC109).
 Tensors that leave TensorFlow (``.numpy()``, ``float()``, NumPy calls) are noted too.
 """
@@ -12,10 +15,12 @@ Tensors that leave TensorFlow (``.numpy()``, ``float()``, NumPy calls) are noted
 from __future__ import annotations
 
 import sys
+import weakref
 from dataclasses import dataclass
 
 from gradcheck.trace.record import frames
 from gradcheck.trace.record.dataflow import GRADIENT_CALL, TAG_ASSIGN, TAG_CUSTOM_GRADIENT, TAG_FUNCTION, TAG_READ, Flow
+from gradcheck.trace.record.eager_freed import StepTensors, deref
 
 #: DataType enums (types.proto) that carry gradients: half, float, double, bfloat16, complex.
 _DIFFERENTIABLE_ENUMS = frozenset({1, 2, 8, 14, 18, 19})
@@ -45,8 +50,33 @@ class Record:
     site: tuple | None  # frames.Sites: the user frames, innermost first
     tapes: tuple  # ids of the checked tapes recording when the op ran
     tag: str = ""
-    refs: tuple | None = None  # the output tensors, kept while a tape may ask about them
+    # the output tensors while a tape may ask about them; with ``attrs``, a list whose
+    # entries become weak references once a taped op consumes them (``_consumed``)
+    refs: tuple | list | None = None
     metric: bool = False  # an assignment a Keras metric made (its running state)
+    attrs: tuple | None = None  # a stateless op's attributes: a freed output can be computed again
+
+
+#: op type -> whether running it again gives the same outputs (a stateless registered op)
+_REPEATABLE: dict[str, bool] = {}
+
+
+def _tf_should_record(inputs) -> bool:
+    """Whether a tape recording now records an op on ``inputs`` (False when they are paused:
+    ``tf.stop_gradient``, gradcheck's own work)."""
+    from tensorflow.python import pywrap_tfe
+
+    return pywrap_tfe.TFE_Py_TapeSetShouldRecordBackprop(inputs)
+
+
+def _repeatable(op_type: str) -> bool:
+    known = _REPEATABLE.get(op_type)
+    if known is None:
+        from tensorflow.python.framework import op_def_registry
+
+        op_def = op_def_registry.get(op_type)
+        known = _REPEATABLE[op_type] = op_def is not None and not op_def.is_stateful
+    return known
 
 
 def _key(t) -> int | None:
@@ -96,6 +126,9 @@ class EagerRecorder:
         # Float inputs of in-tape ops that no recorded op produced: constants, and the
         # variable reads TensorFlow's C++ fast path performs without any callback.
         self.orphans: dict[int, object] = {}
+        # Inputs of in-tape ops not held by their producer's record (constants, the batch,
+        # values computed before the tape): what a freed value is computed again from.
+        self.held: dict[int, object] = {}
         #: ``(op_type, positions, n_inputs) -> {position: variable}``: the variables passed
         #: straight to the op being executed (set by the hooks; see ``_tf.passed_variables``).
         self.passed_variables = None
@@ -123,8 +156,24 @@ class EagerRecorder:
             tag = TAG_FUNCTION
         if self.passed_variables is not None and not tag:
             self._note_hidden_reads(op_type, inputs)
-        self._add(op_type, inputs, outputs or (), tag)
+        self._add(op_type, inputs, outputs or (), tag, attrs)
+        if self.active and inputs and _tf_should_record(inputs):
+            self._consumed(inputs)
         return None
+
+    def _consumed(self, inputs) -> None:
+        """A taped op consumed ``inputs``: the shadow tape's entry for that op counts them as
+        used, so it keeps their producers' entries (TensorFlow's tape forgets an op only once
+        all its outputs are dead and unconsumed). Only from here on may the recorder hold
+        them weakly: an output that nothing taped consumed (a cut's ``argmax``, a value that
+        left TensorFlow, the input of a ``stop_gradient``) is held, so the shadow keeps the
+        chain that ends in it, which the diagnosis asks about."""
+        for t in inputs:
+            rec = self.producer(_key(t))
+            if rec is not None and rec.attrs is not None and rec.refs is not None:
+                i = rec.outputs.index(t._id)
+                if not isinstance(rec.refs[i], weakref.ReferenceType):
+                    rec.refs[i] = weakref.ref(t)
 
     def _note_hidden_reads(self, op_type: str, inputs) -> None:
         """A variable given straight to an op is read in C++ with no callback: its value
@@ -140,8 +189,9 @@ class EagerRecorder:
                 continue
             self._add("ReadVariableOp", [handle], [inputs[i]], TAG_READ)
 
-    def _add(self, op_type: str, inputs, outputs, tag: str) -> None:
+    def _add(self, op_type: str, inputs, outputs, tag: str, attrs=None) -> None:
         dtypes = self.dtypes
+        active = self.active
         in_keys = []
         for t in inputs:
             k = _key(t)
@@ -149,8 +199,12 @@ class EagerRecorder:
                 in_keys.append(k)
                 if k not in dtypes:
                     dtypes[k] = t._datatype_enum()
-                if self.active and k not in self.producer_seq and dtypes[k] in _DIFFERENTIABLE_ENUMS:
-                    self.orphans[k] = t
+                if active and self._unheld(k):
+                    # a freed value is computed again from its producer's inputs: an input
+                    # that no weakly held output is must be held (a constant, the batch)
+                    self.held[k] = t
+                    if k not in self.producer_seq and dtypes[k] in _DIFFERENTIABLE_ENUMS:
+                        self.orphans[k] = t
         out_keys = []
         for t in outputs:
             k = _key(t)
@@ -158,8 +212,15 @@ class EagerRecorder:
                 out_keys.append(k)
                 dtypes[k] = t._datatype_enum()
         site = _user_sites(sys._getframe(1))
-        keep = tuple(outputs) if self.active else None
-        rec = Record(self.seq, op_type, tuple(in_keys), tuple(out_keys), site, self.active, tag, keep)
+        keep = None
+        if not active:
+            attrs = None
+        elif attrs is not None and not tag and len(out_keys) == len(outputs) and _repeatable(op_type):
+            keep = list(outputs)  # held until a taped op consumes them (``_consumed``)
+        else:
+            attrs = None
+            keep = tuple(outputs)
+        rec = Record(self.seq, op_type, tuple(in_keys), tuple(out_keys), site, active, tag, keep, attrs=attrs)
         if tag == TAG_ASSIGN:
             rec.metric = frames.in_keras_metric(f.f_code.co_filename for f in frames.stack(sys._getframe(1)))
         self.seq += 1
@@ -232,6 +293,45 @@ class EagerRecorder:
         self._released = i
         if not self.active:
             self.orphans.clear()
+            self.held.clear()
+
+    def _unheld(self, k: int) -> bool:
+        """``k`` is held by no record that a tape may ask about, nor by ``held``."""
+        if k in self.held:
+            return False
+        rec = self.producer(k)
+        return rec is None or rec.refs is None
+
+    def producer(self, k: int) -> Record | None:
+        seq = self.producer_seq.get(k)
+        if seq is None or not self.records:
+            return None
+        i = seq - self.records[0].seq
+        return self.records[i] if 0 <= i < len(self.records) else None
+
+    def live_value(self, k: int):
+        """The tensor ``k`` if something still holds it (a record, ``held``), else None."""
+        t = self.held.get(k)
+        if t is not None:
+            return t
+        rec = self.producer(k)
+        if rec is None or rec.refs is None:
+            return self.orphans.get(k)
+        for out_key, ref in zip(rec.outputs, rec.refs, strict=False):
+            if out_key == k:
+                return deref(ref)
+        return None
+
+    def execute_again(self, rec: Record, inputs) -> list:
+        """Run ``rec``'s op again on ``inputs``: recorded by no tape and no callback."""
+        from tensorflow.python.eager import context, execute, record
+
+        self.paused += 1
+        try:
+            with record.stop_recording():
+                return execute.execute(rec.type, len(rec.outputs), inputs, rec.attrs, context.context())
+        finally:
+            self.paused -= 1
 
     def producing_records(self, keys) -> list[Record]:
         """The records that computed ``keys`` and everything they depend on, oldest first:
@@ -259,7 +359,8 @@ class EagerRecorder:
         ``nondata(op_type, n_inputs)`` names the inputs that never carry a gradient.
         Returns the flow and the tensors (by key) TensorFlow can be asked about."""
         flow = Flow()
-        tensors: dict[int, object] = dict(extra_tensors)
+        held: dict[int, object] = dict(extra_tensors)
+        weak: dict[int, tuple] = {}
         dtypes = self.dtypes
         for rec in self.records:
             recorded = tape_id in rec.tapes
@@ -275,12 +376,17 @@ class EagerRecorder:
                 attrs={"metric": True} if rec.metric else None,
             )
             if recorded and rec.refs is not None:
-                for k, t in zip(rec.outputs, rec.refs, strict=False):
-                    tensors[k] = t
+                if rec.attrs is None:
+                    for k, t in zip(rec.outputs, rec.refs, strict=False):
+                        held[k] = t
+                else:
+                    for k, ref in zip(rec.outputs, rec.refs, strict=False):
+                        if k not in held:
+                            weak[k] = (ref, rec)
         for k, enum in dtypes.items():
             if enum == _RESOURCE_ENUM:
                 flow.resources.add(k)
                 flow.differentiable[k] = False
             elif enum not in _DIFFERENTIABLE_ENUMS and enum != _VARIANT_ENUM:
                 flow.differentiable[k] = False
-        return flow, tensors
+        return flow, StepTensors(held, weak, self)
