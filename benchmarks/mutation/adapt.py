@@ -327,3 +327,25 @@ def truncate_from(source: str, match: str) -> str:
         if line.startswith(match):
             return "".join(lines[:i])
     raise AdaptError(f"truncate_from: no line starts with {match!r}")
+
+
+@transform
+def fake_image_dataset(
+    source: str,
+    call: str,
+    shape: list[int],
+    n: int = 64,
+    batch_size: int = 32,
+    classes: int | None = None,
+) -> str:
+    """An ``image_dataset_from_directory(...)`` call (a folder of downloaded images) becomes a
+    ``tf.data`` dataset of random pixel values (0..255, float32) of the same image shape,
+    batched by ``batch_size`` (0: unbatched, as ``batch_size=None`` gives); with ``classes``,
+    of (image, integer label) pairs as ``labels=...`` would give."""
+    np_ = "__import__('numpy')"
+    x = f"{np_}.random.randint(0, 256, ({n}, {', '.join(map(str, shape))})).astype('float32')"
+    data = x if classes is None else f"({x}, {np_}.random.randint(0, {classes}, ({n},)))"
+    code = f"__import__('tensorflow').data.Dataset.from_tensor_slices({data})"
+    if batch_size:
+        code += f".batch({batch_size})"
+    return replace_call(source, call, code)
