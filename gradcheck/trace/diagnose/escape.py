@@ -60,7 +60,7 @@ def graph_escape_finding(session, error: BaseException) -> Finding | None:
         frame_location = _location_from_message(text) or frame_location
     if frame_location is None:
         return None
-    if tensor is None and "Cannot convert a symbolic" in text:
+    if tensor is None:
         tensor = _converted_tensor(error)
     names = _variables_upstream(session, tensor) if tensor is not None else []
     if not names:
@@ -73,13 +73,17 @@ def graph_escape_finding(session, error: BaseException) -> Finding | None:
 
 
 def _converted_tensor(error: BaseException):
-    """The symbolic tensor NumPy tried to convert (``Tensor.__array__``'s ``self``), in the
-    errors ``error`` was raised from: autograph raises a copy of the error it caught, with
-    the user's frames in its message and the original traceback behind it."""
+    """The symbolic tensor that left: the object of a ``.numpy()`` that failed, or the one
+    NumPy tried to convert (``Tensor.__array__``'s ``self``), in the errors ``error`` was
+    raised from: autograph raises a copy of the error it caught, with the user's frames in
+    its message and the original error behind it."""
     seen: set[int] = set()
     current: BaseException | None = error
     while current is not None and id(current) not in seen:
         seen.add(id(current))
+        obj = getattr(current, "obj", None) if isinstance(current, AttributeError) else None
+        if _tf.is_tensor(obj) and not hasattr(obj, "numpy") and getattr(obj, "graph", None) is not None:
+            return obj
         tb = current.__traceback__
         while tb is not None:
             candidate = tb.tb_frame.f_locals.get("self")
@@ -137,7 +141,10 @@ def _first_line(error: BaseException) -> str:
 
 
 def _traced(frame) -> bool:
-    """Whether ``frame`` ran while its function was traced: it holds symbolic tensors."""
+    """Whether ``frame`` ran while its function was traced: autograph's generated copy of
+    it (which runs only while tracing), or a frame holding symbolic tensors."""
+    if "__autograph_generated" in frame.f_code.co_filename:
+        return True
     for value in list(frame.f_locals.values()):
         for item in value if isinstance(value, (tuple, list)) else (value,):
             if _tf.is_tensor(item) and not hasattr(item, "numpy") and getattr(item, "graph", None) is not None:
