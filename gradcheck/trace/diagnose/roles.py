@@ -156,9 +156,11 @@ def stops_a_target(flow: Flow, stop: int, live: Callable[[list], bool], hops: in
                 elif op.type == "SoftmaxCrossEntropyWithLogits" and op.data[1] == k:
                     if prediction([op.data[0]]):
                         return True
-                elif op.type == "Mul" and any(is_log_prob(flow, d) for d in others) and prediction(others):
-                    return True
-                elif op.type == "Mul" and _expectation(flow, j, others) and prediction(others):
+                elif (
+                    op.type == "Mul"
+                    and (any(is_log_prob(flow, d) for d in others) or _expectation(flow, j, others))
+                    and prediction(others)
+                ):
                     return True
             if op.type in TARGET_ALGEBRA:
                 stack.extend((o, depth + 1) for o in op.outputs)
