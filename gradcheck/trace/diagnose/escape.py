@@ -60,6 +60,8 @@ def graph_escape_finding(session, error: BaseException) -> Finding | None:
         frame_location = _location_from_message(text) or frame_location
     if frame_location is None:
         return None
+    if tensor is None:
+        tensor = _converted_tensor(error)
     names = _variables_upstream(session, tensor) if tensor is not None else []
     if not names:
         # a NumPy ufunc (``np.abs(t)``) fails inside NumPy, naming no tensor: the symbolic
@@ -70,19 +72,49 @@ def graph_escape_finding(session, error: BaseException) -> Finding | None:
     return make(None, "GC105", frame_location, names, notes=[note], **escape_fields(frame_location))
 
 
+def _converted_tensor(error: BaseException):
+    """The symbolic tensor that left: the object of a ``.numpy()`` that failed, or the one
+    NumPy tried to convert (``Tensor.__array__``'s ``self``), in the errors ``error`` was
+    raised from: autograph raises a copy of the error it caught, with the user's frames in
+    its message and the original error behind it."""
+    seen: set[int] = set()
+    current: BaseException | None = error
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        obj = getattr(current, "obj", None) if isinstance(current, AttributeError) else None
+        if _tf.is_tensor(obj) and not hasattr(obj, "numpy") and getattr(obj, "graph", None) is not None:
+            return obj
+        tb = current.__traceback__
+        while tb is not None:
+            candidate = tb.tb_frame.f_locals.get("self")
+            if _tf.is_tensor(candidate) and not hasattr(candidate, "numpy") and getattr(candidate, "graph", None):
+                return candidate
+            tb = tb.tb_next
+        current = current.__cause__ or current.__context__
+    return None
+
+
 def predict_on_tape_finding(error: BaseException) -> Finding | None:
-    """``model.predict`` called while a tape records runs Keras's predict function on the
-    tape, and with tf_keras that call itself fails (``LookupError: No gradient defined for
-    operation 'IteratorGetNext'``): under ``python`` the script crashes there. The crash is
-    the host escape (GC105) at the user's ``predict``, the model's variables starved."""
-    if not isinstance(error, LookupError) or "No gradient defined for operation" not in str(error):
-        return None
+    """``model.predict`` inside a training step is a host escape (GC105), and TensorFlow or
+    Keras fails on it: called while a tape records, tf_keras's predict function fails on the
+    tape (``LookupError: No gradient defined for operation 'IteratorGetNext'``); called
+    while the step is traced (``tf.function``, ``model.fit``), predict cannot run on
+    symbolic tensors and fails with whatever error its path meets first (an
+    ``AttributeError`` on ``.numpy()``, a ``TypeError``, a distribution strategy's
+    ``RuntimeError``). Under ``python`` the script crashes there too. The crash is the host
+    escape at the user's ``predict``, the model's variables starved."""
+    on_tape = isinstance(error, LookupError) and "No gradient defined for operation" in str(error)
     frame = site = None
-    for tb_frame, lasti in _user_frames(error):
+    for tb_frame, lasti in _user_frames(error, generated=True):
         frame, site = tb_frame, (tb_frame.f_code, lasti)
-    if frame is None:
+    if frame is None or not (on_tape or _traced(frame)):
         return None
     location = frames.site_location(site)
+    if not frames.is_user_file(location.path):
+        # autograph's generated copy: its message names the user's own line
+        location = _location_from_message(str(error))
+        if location is None:
+            return None
     call = sourcemap.call_node(location.path, location.line, "predict") or sourcemap.call_node(
         location.path, location.line, "predict_on_batch"
     )
@@ -93,15 +125,40 @@ def predict_on_tape_finding(error: BaseException) -> Finding | None:
     for variable in getattr(model, "trainable_variables", None) or ():
         names.append(_tf.variable_name(variable))
     spot = Location(location.path, call.lineno, call.col_offset + 1, call.end_lineno, (call.end_col_offset or 0) + 1)
-    note = "`predict` ran on the recording tape and TensorFlow failed there: " + str(error).splitlines()[0][:120]
+    if on_tape:
+        note = "`predict` ran on the recording tape and TensorFlow failed there: "
+    else:
+        note = "`predict` cannot run inside a traced step (tf.function / model.fit) and failed there: "
+    note += _first_line(error)[:120]
     return make(None, "GC105", spot, sorted(names), call=sourcemap.short_text(call.func) or "predict", notes=[note])
 
 
-def _user_frames(error: BaseException):
-    """(frame, lasti) of the user's frames in ``error``'s traceback, outermost first."""
+def _first_line(error: BaseException) -> str:
+    lines = [line.strip() for line in str(error).splitlines() if line.strip()]
+    if lines and lines[0] == "in user code:":  # autograph's: the error itself is its last line
+        return lines[-1]
+    return lines[0] if lines else type(error).__name__
+
+
+def _traced(frame) -> bool:
+    """Whether ``frame`` ran while its function was traced: autograph's generated copy of
+    it (which runs only while tracing), or a frame holding symbolic tensors."""
+    if "__autograph_generated" in frame.f_code.co_filename:
+        return True
+    for value in list(frame.f_locals.values()):
+        for item in value if isinstance(value, (tuple, list)) else (value,):
+            if _tf.is_tensor(item) and not hasattr(item, "numpy") and getattr(item, "graph", None) is not None:
+                return True
+    return False
+
+
+def _user_frames(error: BaseException, generated: bool = False):
+    """(frame, lasti) of the user's frames in ``error``'s traceback, outermost first
+    (``generated``: autograph's generated copies of the user's functions too)."""
     tb = error.__traceback__
     while tb is not None:
-        if frames.is_user_file(tb.tb_frame.f_code.co_filename):
+        name = tb.tb_frame.f_code.co_filename
+        if frames.is_user_file(name) or (generated and "__autograph_generated" in name):
             yield tb.tb_frame, tb.tb_lasti
         tb = tb.tb_next
 

@@ -29,6 +29,10 @@ LOG_PASS = frozenset(
 )  # fmt: skip
 #: ops that keep a value as it is (the target's statement is the op before them)
 SHAPE_ONLY = frozenset({"Identity", "Squeeze", "Reshape", "ExpandDims", "Cast", "StridedSlice"})
+#: ops whose output is a probability
+PROBS = frozenset({"Softmax", "Sigmoid"})
+#: what a weighted probability goes through on its way into a loss: sums, scales, a mean
+LOSS_ALGEBRA = SHAPE_ONLY | {"Sum", "Mean", "Neg", "Mul", "RealDiv", "AddV2", "Add", "AddN", "Sub"}
 #: what makes a difference an error: its square, absolute value, power, or Huber
 ERRORS = frozenset({"Square", "Abs", "Pow", "SquaredDifference"})
 #: the algebra a target goes through before it is compared: ``r + γ·V'``, a baseline
@@ -62,6 +66,31 @@ def is_log_prob(flow: Flow, k, hops: int = 8) -> bool:
     """``k`` is a log-probability (or ``exp`` of a difference of them, a probability ratio):
     a log op within a few selection / reduction / scaling ops."""
     return made_by(flow, [k], lambda op: op.type in LOG_PROBS, hops, lambda op: op.data if op.type in LOG_PASS else ())
+
+
+def is_probability(flow: Flow, k, hops: int = 4) -> bool:
+    """``k`` is a probability: a softmax's or a sigmoid's output within a few selection ops."""
+    return made_by(flow, [k], lambda op: op.type in PROBS, hops, lambda op: op.data if op.type in SHAPE_ONLY else ())
+
+
+def _expectation(flow: Flow, product: int, others) -> bool:
+    """``product`` weights a probability (``probs * tf.stop_gradient(q)``, summed over the
+    actions: the expected value of a policy, an expected SARSA target's actor loss), and what
+    it makes goes into the loss through sums and scales only. A probability times a value
+    that feeds further layers (attention weights over values) is no such weight."""
+    if not any(is_probability(flow, d) for d in others):
+        return False
+    stack, seen = [(k, 0) for k in flow.ops[product].outputs], set()
+    while stack:
+        k, depth = stack.pop()
+        for j in flow.data_consumers.get(k, ()):
+            if j in seen:
+                continue
+            seen.add(j)
+            if depth > 8 or flow.ops[j].type not in LOSS_ALGEBRA:
+                return False
+            stack.extend((o, depth + 1) for o in flow.ops[j].outputs)
+    return True
 
 
 def made_by(flow: Flow, keys, match, hops: int = 8, inputs=lambda op: op.inputs) -> bool:
@@ -127,7 +156,11 @@ def stops_a_target(flow: Flow, stop: int, live: Callable[[list], bool], hops: in
                 elif op.type == "SoftmaxCrossEntropyWithLogits" and op.data[1] == k:
                     if prediction([op.data[0]]):
                         return True
-                elif op.type == "Mul" and any(is_log_prob(flow, d) for d in others) and prediction(others):
+                elif (
+                    op.type == "Mul"
+                    and (any(is_log_prob(flow, d) for d in others) or _expectation(flow, j, others))
+                    and prediction(others)
+                ):
                     return True
             if op.type in TARGET_ALGEBRA:
                 stack.extend((o, depth + 1) for o in op.outputs)

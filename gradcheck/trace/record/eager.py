@@ -15,6 +15,7 @@ Tensors that leave TensorFlow (``.numpy()``, ``float()``, NumPy calls) are noted
 from __future__ import annotations
 
 import sys
+import threading
 import weakref
 from dataclasses import dataclass
 
@@ -110,6 +111,16 @@ def _user_sites(frame, limit: int = 8):
     return tuple(out) or None
 
 
+class _PerThread(threading.local):
+    """What the recorder knows of one thread: the checked tapes recording in it (tapes are
+    per thread, as TensorFlow's tape stack and op callbacks are), and whether gradcheck's
+    own work in it pauses recording. A training run in a worker thread is its own."""
+
+    def __init__(self) -> None:
+        self.active: tuple[int, ...] = ()
+        self.paused = 0
+
+
 class EagerRecorder:
     def __init__(self, session, limit: int = 400_000) -> None:
         self.session = session
@@ -117,8 +128,7 @@ class EagerRecorder:
         self._released = 0  # records[:_released] keep no tensors (release_before went past them)
         self.seq = 0
         self.limit = limit
-        self.active: tuple[int, ...] = ()  # ids of the checked tapes recording now
-        self.paused = 0
+        self._thread = _PerThread()
         self.dtypes: dict[int, int] = {}  # tensor id -> DataType enum
         # tensor id -> [(seq, user site, code)] where its value left TensorFlow, oldest first
         self.escapes: dict[int, list[tuple[int, tuple, str]]] = {}
@@ -132,6 +142,23 @@ class EagerRecorder:
         #: ``(op_type, positions, n_inputs) -> {position: variable}``: the variables passed
         #: straight to the op being executed (set by the hooks; see ``_tf.passed_variables``).
         self.passed_variables = None
+
+    @property
+    def active(self) -> tuple[int, ...]:
+        """Ids of the checked tapes recording now, in this thread."""
+        return self._thread.active
+
+    @active.setter
+    def active(self, value: tuple[int, ...]) -> None:
+        self._thread.active = value
+
+    @property
+    def paused(self) -> int:
+        return self._thread.paused
+
+    @paused.setter
+    def paused(self, value: int) -> None:
+        self._thread.paused = value
 
     # -- the op callback --------------------------------------------------------------
     def callback(self, op_type, inputs, attrs, outputs, op_name=None, graph=None):

@@ -121,7 +121,12 @@ def run_file(
         box.failed(error)
         session = tracer.session
         went_on = session is not None and (tracer.continued or session.ran_on)
-        if went_on and (reach is not None or not session.findings):
+        escape = _later_escape(session, error) if went_on else None
+        if escape is not None:
+            # a training not checked yet failed as the first one would have: its diagnosis
+            result.findings.append(escape)
+            ended = f"the script failed at the host escape of line {escape.line} (GC105)"
+        elif went_on and (reach is not None or not session.findings):
             # after a fit that ended at its checked steps: what was reached was checked, and
             # what the failure kept the run from is named (GC905)
             ended = f"the script failed after its checked steps: {one_line_reason(error, {abspath: shown})}"
@@ -460,15 +465,32 @@ def _is_model(value: object) -> bool:
     return hasattr(value, "train_step") and hasattr(value, "trainable_variables")
 
 
+def _escape_finding(session: Session | None, error: BaseException):
+    """The host escape (GC105) that ``error`` is: ``.numpy()``/NumPy on a symbolic tensor
+    while a step is traced, ``model.predict`` on a recording tape; None for any other error."""
+    if session is None:
+        return None
+    from gradcheck.trace.diagnose.escape import graph_escape_finding, predict_on_tape_finding
+
+    return predict_on_tape_finding(error) or graph_escape_finding(session, error)
+
+
+def _later_escape(session: Session | None, error: BaseException):
+    """After a checked step the program ran on toward a training not reached yet (a later
+    phase): an error raised while such a training is pending gets the first phase's
+    diagnosis. A traced step's host escape fails while it is traced, before its gradient is
+    asked: that is no failure "after the checked steps" but the later training's own bug."""
+    if session is None or (session.reach is not None and not session.reach.pending()):
+        return None
+    return _escape_finding(session, error)
+
+
 def _script_failed(result: FileResult, tracer: _Tracer, error: BaseException, abspath: str, shown: str) -> None:
     session = tracer.session
-    if session is not None:
-        from gradcheck.trace.diagnose.escape import graph_escape_finding, predict_on_tape_finding
-
-        escape = graph_escape_finding(session, error) or predict_on_tape_finding(error)
-        if escape is not None:
-            result.findings.append(escape)
-            return
+    escape = _escape_finding(session, error)
+    if escape is not None:
+        result.findings.append(escape)
+        return
     if isinstance(error, _UsageError):
         result.error = CheckError("GC901", str(error))
         return

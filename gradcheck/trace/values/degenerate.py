@@ -34,7 +34,7 @@ from gradcheck.trace.record.errors import internal_error
 from gradcheck.trace.record.registry import register
 from gradcheck.trace.values import frontier, mailbox, recompute
 from gradcheck.trace.values.checked import Checked, checked_call, region, unscaled_loss
-from gradcheck.trace.values.frozen import reads_frozen
+from gradcheck.trace.values.frozen import judge
 from gradcheck.trace.values.layers import layers_by_source
 
 __all__ = ["check"]
@@ -53,8 +53,7 @@ def check(call: GradientCall) -> list[Finding]:
         return []
     frozen = dict(call.session.frozen)  # as the call finds them: later skips come after it
     if checked.eager:
-        findings = _eager_values(checked)
-        return [] if findings and reads_frozen(checked, frozen) else findings
+        return _eager_values(checked, frozen)
     if not _in_xla(call.graph):
         _graph_values(checked, call.session, call.upto, frozen)
     return []
@@ -90,7 +89,7 @@ def _considered(checked: Checked) -> list[int]:
     return out
 
 
-def _eager_values(checked: Checked) -> list[Finding]:
+def _eager_values(checked: Checked, frozen: dict[int, int]) -> list[Finding]:
 
     considered = _considered(checked)
     if not considered:
@@ -111,8 +110,9 @@ def _eager_values(checked: Checked) -> list[Finding]:
     if not zero and not nonfinite:
         return []
     values = EagerValues(checked, [checked.ctx.sources[i] for i in zero + nonfinite])
+    zero_sources = [checked.ctx.sources[i] for i in zero]
     return frontier.findings(
-        checked, values, [checked.ctx.sources[i] for i in zero], [checked.ctx.sources[i] for i in nonfinite]
+        checked, values, zero_sources, [checked.ctx.sources[i] for i in nonfinite], judge(checked, frozen)
     )
 
 
@@ -525,8 +525,6 @@ class _GraphProbe:
             nonfinite = []
         if not zero and not nonfinite:
             return []
-        if reads_frozen(self.checked, self.frozen):
-            return []
         # only the paths of the degenerate sources: every consumer of a tensor on them that
         # reaches the loss is on them too, so their gradients are whole (as in eager mode)
         flow, targets = self.checked.ctx.flow, self.checked.ctx.target_keys
@@ -551,7 +549,7 @@ class _GraphProbe:
             replay_backward(flow, ops, values)
         for source, g in zip(self.sources, source_grads, strict=False):
             values.grads[source.key] = np.asarray(g.numpy())
-        return frontier.findings(self.checked, values, zero, nonfinite)
+        return frontier.findings(self.checked, values, zero, nonfinite, judge(self.checked, self.frozen))
 
 
 #: Ops whose registered gradient function builds graph structure of its own (loops,

@@ -51,11 +51,23 @@ from gradcheck.trace.values.frontier.report import report
 __all__ = ["Cause", "findings"]
 
 
-def findings(checked, values, zero_sources, nonfinite_sources) -> list[Finding]:
+def findings(checked, values, zero_sources, nonfinite_sources, withheld=None) -> list[Finding]:
+    """``withheld(analysis, cause)``: a cause that is not the program's (``values.frozen``),
+    counted as no explanation."""
     analysis = Analysis(checked, values)
     out: list[Finding] = []
     if nonfinite_sources:
-        out += report(analysis, nonfinite_sources, nonfinite.causes)
+        out += report(analysis, nonfinite_sources, _judged(nonfinite.causes, withheld))
     if zero_sources:
-        out += report(analysis, zero_sources, zero.causes, hidden_cuts)
+        out += report(analysis, zero_sources, _judged(zero.causes, withheld), hidden_cuts)
     return merge(out)
+
+
+def _judged(find_causes, withheld):
+    if withheld is None:
+        return find_causes
+
+    def judged(a, region, tensor_mask):
+        return [(None if c is not None and withheld(a, c) else c, m) for c, m in find_causes(a, region, tensor_mask)]
+
+    return judged
