@@ -349,3 +349,56 @@ def fake_image_dataset(
     if batch_size:
         code += f".batch({batch_size})"
     return replace_call(source, call, code)
+
+
+# -- stand-ins for missing packages (tranche progB) ---------------------------------------------
+
+
+@transform
+def stub_module(source: str, module: str, code: str) -> str:
+    """A package missing here (``cv2``, ``imutils``) served by a few lines of ours, registered in
+    ``sys.modules`` before the program runs: only what the program calls, nothing it trains."""
+    return (
+        "import sys as _gcm_sys\nimport types as _gcm_types\n"
+        f"_gcm_mod = _gcm_types.ModuleType({module!r})\n"
+        f"exec(compile({code!r}, {('<stub ' + module + '>')!r}, 'exec'), _gcm_mod.__dict__)\n"
+        f"_gcm_sys.modules[{module!r}] = _gcm_mod\n" + source
+    )
+
+
+_TFDS_STUB = '''
+def load(name, split=None, as_supervised=False, with_info=False, **kwargs):
+    """Random uint8 images of the dataset's shape and int64 labels, one dataset per split."""
+    import types
+
+    import numpy as np
+    import tensorflow as tf
+
+    def one(k):
+        rng = np.random.default_rng(k)
+        x = rng.integers(0, 256, (N, *SHAPE), dtype="uint8")
+        y = rng.integers(0, CLASSES, (N,), dtype="int64")
+        ds = tf.data.Dataset.from_tensor_slices((x, y))
+        return ds if as_supervised else ds.map(lambda a, b: {"image": a, "label": b})
+
+    out = [one(k) for k in range(len(split))] if isinstance(split, (list, tuple)) else one(0)
+    if not with_info:
+        return out
+    label = types.SimpleNamespace(num_classes=CLASSES, names=[str(i) for i in range(CLASSES)])
+    splits = {s: types.SimpleNamespace(num_examples=N) for s in (split if isinstance(split, (list, tuple)) else [split])}
+    return out, types.SimpleNamespace(features={"label": label}, splits=splits)
+
+
+def disable_progress_bar():
+    pass
+'''
+
+
+@transform
+def fake_tfds(source: str, shape: list[int], classes: int, n: int = 64) -> str:
+    """``tensorflow_datasets`` (not installed, and its datasets are downloads) replaced by a
+    stand-in whose ``load`` gives random uint8 images of ``shape`` and ``classes`` labels (``n``
+    per split), as ``(image, label)`` with ``as_supervised`` and as ``{"image", "label"}`` dicts
+    otherwise; ``with_info`` gives the label count and split sizes."""
+    code = f"N = {n}\nSHAPE = {tuple(shape)!r}\nCLASSES = {classes}\n" + _TFDS_STUB
+    return stub_module(source, "tensorflow_datasets", code)
