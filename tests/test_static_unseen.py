@@ -1,0 +1,68 @@
+"""Issue 39 §1 / issue 37: shapes of code the static engine was not built on. Each bug has
+a correct look-alike that must stay silent. INVALID sources mark each culprit with
+``# expect: GCxxx``; the findings must be exactly those (line, code) pairs."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import run_cli
+from tests.test_static_engine import expected, found
+
+INVALID: dict[str, str] = {}
+VALID: dict[str, str] = {}
+
+# --- packages: a model factory from a module of the same package (issue 37) -------------
+
+_PKG_STEP = """\
+import tensorflow as tf
+
+from {imp} import build_model
+
+model = build_model()
+opt = tf.keras.optimizers.Adam()
+x = tf.random.normal((8, 5))
+y = tf.random.uniform((8,), maxval=3, dtype=tf.int32)
+with tf.GradientTape() as tape:
+    logits = model(x)
+    {loss}
+grads = tape.gradient(loss, model.trainable_variables)
+opt.apply_gradients(zip(grads, model.trainable_variables))
+"""
+_GOOD_LOSS = "loss = tf.reduce_mean(tf.keras.losses.sparse_categorical_crossentropy(y, logits, from_logits=True))"
+_BAD_LOSS = "loss = tf.reduce_mean(tf.cast(tf.argmax(logits, axis=1), tf.float32))  # expect: GC101"
+
+for _imp in (".model", "..nets.model", "pkg.model"):
+    INVALID[f"package-factory-{_imp}"] = _PKG_STEP.format(imp=_imp, loss=_BAD_LOSS)
+    VALID[f"package-factory-{_imp}"] = _PKG_STEP.format(imp=_imp, loss=_GOOD_LOSS)
+
+VALID["package-module-relative"] = (
+    _PKG_STEP.format(imp=".", loss=_GOOD_LOSS)
+    .replace("import build_model", "import model as M")
+    .replace("model = build_model()", "model = M.build_model()")
+)
+
+
+@pytest.mark.parametrize("source", [pytest.param(s, id=k) for k, s in INVALID.items()])
+def test_invalid_shape_is_found_exactly(source):
+    assert expected(source), "an INVALID source must mark its culprits"
+    assert found(source, "pkg/train.py") == expected(source)
+
+
+@pytest.mark.parametrize("source", [pytest.param(s, id=k) for k, s in VALID.items()])
+def test_valid_look_alike_is_silent(source):
+    assert found(source, "pkg/train.py") == []
+
+
+def test_static_hook_passes_a_package_module_with_a_relative_import(tmp_path):
+    """The pre-commit path: ``gradcheck --static`` on a package's training module exits 0
+    (it reported GC109 on ``model = build_model()`` and blocked the commit)."""
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "model.py").write_text(
+        "import tensorflow as tf\n\n\ndef build_model():\n    return tf.keras.Sequential([tf.keras.layers.Dense(3)])\n"
+    )
+    (pkg / "train.py").write_text(_PKG_STEP.format(imp=".model", loss=_GOOD_LOSS))
+    result = run_cli("--static", str(pkg / "train.py"))
+    assert result.returncode == 0, result.stdout + result.stderr
