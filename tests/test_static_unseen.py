@@ -42,6 +42,79 @@ VALID["package-module-relative"] = (
     .replace("model = build_model()", "model = M.build_model()")
 )
 
+# --- models it does not show: passed in, built from arguments, named anyhow ----------------
+
+_PASSED_IN = """\
+import numpy as np
+import keras
+import tensorflow as tf
+
+
+class Trainer(keras.Model):
+    def __init__(self, encoder, head):
+        super().__init__()
+        self.encoder = encoder
+        self.head = head
+
+    def train_step(self, data):
+        x, y = data
+        with tf.GradientTape() as tape:
+            p = self.head(self.encoder(x))
+            {loss}
+        grads = tape.gradient(loss, self.trainable_variables)
+        self.optimizer.apply_gradients(zip(grads, self.trainable_variables))
+        return {{"loss": loss}}
+"""
+INVALID["passed-in-encoder-numpy-in-train-step"] = _PASSED_IN.format(
+    loss="loss = tf.reduce_mean(np.square(p - y))  # expect: GC105"
+)
+VALID["passed-in-encoder-tensor-ops-in-train-step"] = _PASSED_IN.format(loss="loss = tf.reduce_mean(tf.square(p - y))")
+
+_FROM_ARGUMENTS = """\
+import numpy as np
+import keras
+import tensorflow as tf
+
+
+def train(inputs, outputs, x, y):
+    net = keras.Model(inputs, outputs)
+    opt = keras.optimizers.Adam()
+    with tf.GradientTape() as tape:
+        out = net(x)
+        {loss}
+    grads = tape.gradient(loss, net.trainable_variables)
+    opt.apply_gradients(zip(grads, net.trainable_variables))
+"""
+INVALID["functional-model-from-arguments-numpy-in-tape"] = _FROM_ARGUMENTS.format(
+    loss="loss = tf.reduce_mean(np.abs(out - y))  # expect: GC105"
+)
+VALID["functional-model-from-arguments-tensor-ops"] = _FROM_ARGUMENTS.format(
+    loss="loss = tf.reduce_mean(tf.abs(out - y))"
+)
+
+_ANY_NAME = """\
+import numpy as np
+import tensorflow as tf
+
+
+def step(f, opt, x, y):
+    with tf.GradientTape() as tape:
+        out = f(x)
+        {loss}
+    grads = tape.gradient(loss, f.trainable_variables)
+    opt.apply_gradients(zip(grads, f.trainable_variables))
+"""
+INVALID["parameter-called-and-asked-for-variables-numpy"] = _ANY_NAME.format(
+    loss="loss = tf.reduce_mean(np.abs(out - y))  # expect: GC105"
+)
+VALID["parameter-called-and-asked-for-variables-tensor-ops"] = _ANY_NAME.format(
+    loss="loss = tf.reduce_mean(tf.abs(out - y))"
+)
+# a function passed in that is no model: nothing asks for its variables
+VALID["parameter-function-numpy-postprocess"] = _ANY_NAME.format(
+    loss="loss = tf.reduce_mean(tf.abs(out - y))\n        report = np.abs(out)"
+).replace("f.trainable_variables", "opt.variables")
+
 
 @pytest.mark.parametrize("source", [pytest.param(s, id=k) for k, s in INVALID.items()])
 def test_invalid_shape_is_found_exactly(source):

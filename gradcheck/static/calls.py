@@ -44,6 +44,7 @@ from gradcheck.static.values import (
     merge_flows,
     real,
 )
+from gradcheck.static.walk import descendants
 
 MAX_DEPTH = 8  # nested calls analysed in place
 _UNSEEN_FLOW = {UNSEEN: LIVE}
@@ -815,6 +816,10 @@ class Calls:
                 value = kwargs.pop(param.arg)
             else:
                 value = self.unknown_name(param.arg)
+                if not value.models and param.arg in self._model_params(fn):
+                    self.program.kinds.setdefault(param.arg, "model")
+                    self.program.guessed.add(param.arg)
+                    value = Value(models=frozenset((param.arg,)))
             scope.vars[param.arg] = value
         extra = args[len(positional) :]
         if spec.vararg is not None:
@@ -826,6 +831,28 @@ class Calls:
         if spec.kwarg is not None:
             scope.vars[spec.kwarg.arg] = Value(flow=flow_of(kwargs.values()), fields=kwargs or None, container=True)
         return scope
+
+    def _model_params(self, fn: ast.AST) -> frozenset[str]:
+        """Parameters the function both calls and asks for its trainable variables
+        (``def step(f, ...): out = f(x) ... f.trainable_variables``): a model passed in,
+        whatever its name."""
+        found = self.program.model_params.get(fn)
+        if found is None:
+            spec = fn.args
+            params = {p.arg for p in (*spec.posonlyargs, *spec.args, *spec.kwonlyargs)}
+            called: set[str] = set()
+            asked: set[str] = set()
+            for node in descendants(fn):
+                if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+                    called.add(node.func.id)
+                elif isinstance(node, ast.Attribute) and node.attr in _TRAINABLE and isinstance(node.value, ast.Name):
+                    asked.add(node.value.id)
+            found = self.program.model_params[fn] = frozenset(params & called & asked)
+        return found
+
+
+#: What only a model or layer has: the variables a step differentiates for.
+_TRAINABLE = frozenset(("trainable_variables", "trainable_weights"))
 
 
 def custom_gradient(fn: ast.AST, closure: object = None) -> object:
