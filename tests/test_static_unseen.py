@@ -115,6 +115,40 @@ VALID["parameter-function-numpy-postprocess"] = _ANY_NAME.format(
     loss="loss = tf.reduce_mean(tf.abs(out - y))\n        report = np.abs(out)"
 ).replace("f.trainable_variables", "opt.variables")
 
+# --- the tape's own controls -----------------------------------------------------------------
+
+_BLIND_TAPE = """\
+import keras
+import tensorflow as tf
+
+model = keras.Sequential([keras.layers.Dense(4), keras.layers.Dense(1)])
+opt = keras.optimizers.Adam()
+x = tf.random.normal((8, 5))
+with tf.GradientTape(watch_accessed_variables=False) as tape:{mark}
+    {watch}
+    loss = tf.reduce_mean(model(x))
+grads = tape.gradient(loss, {sources})
+"""
+INVALID["tape-watches-no-accessed-variable"] = _BLIND_TAPE.format(
+    mark="  # expect: GC110", watch="pass", sources="model.trainable_variables"
+)
+VALID["tape-watches-the-variables-itself"] = _BLIND_TAPE.format(
+    mark="", watch="tape.watch(model.trainable_variables)", sources="model.trainable_variables"
+)
+VALID["tape-watches-only-the-input-it-differentiates"] = _BLIND_TAPE.format(mark="", watch="tape.watch(x)", sources="x")
+INVALID["tape-stop-recording-around-the-forward"] = """\
+import keras
+import tensorflow as tf
+
+model = keras.Sequential([keras.layers.Dense(4), keras.layers.Dense(1)])
+x = tf.random.normal((8, 5))
+with tf.GradientTape() as tape:
+    with tape.stop_recording():
+        out = model(x)  # expect: GC109
+    loss = tf.reduce_mean(out)
+grads = tape.gradient(loss, model.trainable_variables)
+"""
+
 
 @pytest.mark.parametrize("source", [pytest.param(s, id=k) for k, s in INVALID.items()])
 def test_invalid_shape_is_found_exactly(source):
