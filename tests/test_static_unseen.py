@@ -149,6 +149,24 @@ with tf.GradientTape() as tape:
 grads = tape.gradient(loss, model.trainable_variables)
 """
 
+_TWO_TAPES = """\
+import keras
+import tensorflow as tf
+
+model1 = keras.Sequential([keras.layers.Dense(8)])
+model2 = keras.Sequential([keras.layers.Dense(3)])
+x = tf.random.normal((8, 5))
+with tf.GradientTape() as tape1:
+    features = model1(x){mark}
+with tf.GradientTape() as tape2:
+    {watch}
+    loss = tf.reduce_mean(model2(features))
+upstream = tape2.gradient(loss, features)
+grads1 = tape1.gradient(features, model1.trainable_variables, output_gradients=upstream)
+"""
+INVALID["source-made-on-another-tape"] = _TWO_TAPES.format(mark="  # expect: GC110", watch="pass")
+VALID["source-made-on-another-tape-and-watched"] = _TWO_TAPES.format(mark="", watch="tape2.watch(features)")
+
 
 @pytest.mark.parametrize("source", [pytest.param(s, id=k) for k, s in INVALID.items()])
 def test_invalid_shape_is_found_exactly(source):

@@ -215,6 +215,12 @@ def _source_causes(
                 )
                 program.kinds.setdefault(node.id, "tensor")
                 report(program.site(made, "GC110"), node.id, covered)
+            elif _made_on_another_tape(program, check, node.id, value):
+                # ``features = model1(x)`` under ``tape1``, then ``tape2.gradient(loss,
+                # features)``: tape2 never watched it (where it was made, as the trace engine)
+                program.kinds.setdefault(node.id, "tensor")
+                made = binding_line(program.tree, node.id, check.node.lineno) or check.node
+                report(program.site(made, "GC110"), node.id, covered)
         elif isinstance(node, ast.Attribute) and node.attr in _ALL_VARIABLES and value.models:
             _stateful_parts(program, check, value, program.site(check.node, "GC115"), report)
         if isinstance(node, ast.Name) and gradient and value.models and value.container:
@@ -230,6 +236,29 @@ def _source_causes(
             if made is not None and (part != source or program.model_kind(part) != "model"):
                 report(program.site(made, "GC114"), part, {part} if part == source else set())
     return done
+
+
+def _made_on_another_tape(program: Program, check: Check, name: str, value) -> bool:
+    """A source tensor computed (from a model or variable) inside another tape's block and
+    never watched by this one: every path of it is cut for this tape."""
+    if not check.own_tape or check.unknown_watch or check.tape is None or value.models or value.container:
+        return False
+    if value.dtype == "int" or not value.flow or has_live(value.flow) or not any(real(o) for o in value.flow):
+        return False
+    if any(name in names for _call, names in check.watch_calls):
+        return False
+    made = binding_line(program.tree, name, check.node.lineno)
+    if made is None:
+        return False
+    for other in ast.walk(program.tree):
+        if (
+            isinstance(other, ast.With)
+            and other is not check.tape
+            and other.lineno <= made.lineno <= (other.end_lineno or other.lineno)
+            and any("GradientTape" in ast.unparse(item.context_expr) for item in other.items)
+        ):
+            return not (check.tape.lineno <= made.lineno <= (check.tape.end_lineno or check.tape.lineno))
+    return False
 
 
 def _blind_tape(check: Check) -> ast.Call | None:
