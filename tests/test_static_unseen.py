@@ -167,6 +167,31 @@ grads1 = tape1.gradient(features, model1.trainable_variables, output_gradients=u
 INVALID["source-made-on-another-tape"] = _TWO_TAPES.format(mark="  # expect: GC110", watch="pass")
 VALID["source-made-on-another-tape-and-watched"] = _TWO_TAPES.format(mark="", watch="tape2.watch(features)")
 
+# --- a write at positions computed from the model (578) ---------------------------------------
+
+_PASTE = """\
+import tensorflow as tf
+import keras
+from keras import layers
+
+
+class Paste(layers.Layer):
+    def call(self, pos):
+        canvas = tf.Variable(tf.ones([4, 8, 8, 1]))
+        corners = tf.cast(pos * 8, tf.int32){mark}
+        canvas[0, corners[0, 0] : corners[0, 1], :, :].assign(tf.zeros([2, 8, 1]))
+        return {out}
+
+
+gen = keras.Sequential([keras.Input((3,)), layers.Dense(2)])
+paste = Paste()
+with tf.GradientTape() as tape:
+    loss = tf.reduce_mean(paste(gen(tf.zeros((4, 3)))))
+g = tape.gradient(loss, gen.trainable_variables)
+"""
+INVALID["write-at-integer-positions-from-the-model"] = _PASTE.format(mark="  # expect: GC103", out="canvas * 1.0")
+VALID["write-at-integer-positions-plus-a-soft-path"] = _PASTE.format(mark="", out="canvas * tf.reduce_mean(pos)")
+
 
 @pytest.mark.parametrize("source", [pytest.param(s, id=k) for k, s in INVALID.items()])
 def test_invalid_shape_is_found_exactly(source):

@@ -457,7 +457,10 @@ class Calls:
         """``v.assign(x)``: later reads of ``v`` hold ``x``'s values, which no gradient
         connects to ``x`` (GC113). Kept only for writes the followed tape records."""
         written = join(values) if values else EMPTY
-        if not self.recording or not has_live(written.flow):
+        # where it writes (``canvas[i, y0:y1].assign(...)``): what computed the indices is
+        # in the receiver's flow, already cut (integer positions carry no gradient)
+        where = {o: cuts for o, cuts in receiver.flow.items() if cuts and real(o)}
+        if not self.recording or not (has_live(written.flow) or where):
             return
         targets = [o for o, cuts in receiver.flow.items() if not cuts and o != UNSEEN]
         if isinstance(receiver.ref, StateRef):
@@ -465,6 +468,8 @@ class Calls:
         if not targets:
             return
         contents = cut_flow(written.flow, self.program.site(node, "GC113"))
+        if where:
+            contents = merge_flows((contents, where))
         for target in targets:
             have = self.assigned.get(target)
             self.assigned[target] = merge_flows((have, contents)) if have else contents
