@@ -98,8 +98,10 @@ def test_rule_examples(example):
 #: request) from 90 to 95 of the 124 cases then in the set; batches 8 and 9 (a named layer's
 #: weights written with ``assign``, ``back_prop=False`` in a ``tf.function``, a function
 #: called before the tape named at its call) to 117 of 162; batch 12's first run (9 of its 12
-#: GC1xx cases exact) to 140 of 191.
-RECALL_FLOOR = 140
+#: GC1xx cases exact) to 140 of 191; batch 13's first run (8 of 13) and a source made on
+#: another tape (581) and a write at integer positions computed from the model (578) to 150
+#: of 204.
+RECALL_FLOOR = 150
 
 
 def _realworld_paths(kind: str) -> list[Path]:

@@ -35,6 +35,13 @@ with tf.GradientTape() as tape:
 d_image = tape.gradient(response, image)
 """
     fix = "Call `tape.watch({names})` inside the tape before using it, or make it a `tf.Variable`."
+    fix_variants = {
+        "accessed": (
+            "When the tape was opened with `watch_accessed_variables=False`",
+            "Drop `watch_accessed_variables=False`, or call `tape.watch({names}.trainable_variables)` "
+            "inside the tape before the forward pass.",
+        ),
+    }
     references = ("https://www.tensorflow.org/guide/autodiff#controlling_what_the_tape_watches",)
 
     invalid = (

@@ -44,6 +44,7 @@ from gradcheck.static.values import (
     merge_flows,
     real,
 )
+from gradcheck.static.walk import descendants
 
 MAX_DEPTH = 8  # nested calls analysed in place
 _UNSEEN_FLOW = {UNSEEN: LIVE}
@@ -456,7 +457,10 @@ class Calls:
         """``v.assign(x)``: later reads of ``v`` hold ``x``'s values, which no gradient
         connects to ``x`` (GC113). Kept only for writes the followed tape records."""
         written = join(values) if values else EMPTY
-        if not self.recording or not has_live(written.flow):
+        # where it writes (``canvas[i, y0:y1].assign(...)``): what computed the indices is
+        # in the receiver's flow, already cut (integer positions carry no gradient)
+        where = {o: cuts for o, cuts in receiver.flow.items() if cuts and real(o)}
+        if not self.recording or not (has_live(written.flow) or where):
             return
         targets = [o for o, cuts in receiver.flow.items() if not cuts and o != UNSEEN]
         if isinstance(receiver.ref, StateRef):
@@ -464,6 +468,8 @@ class Calls:
         if not targets:
             return
         contents = cut_flow(written.flow, self.program.site(node, "GC113"))
+        if where:
+            contents = merge_flows((contents, where))
         for target in targets:
             have = self.assigned.get(target)
             self.assigned[target] = merge_flows((have, contents)) if have else contents
@@ -815,6 +821,10 @@ class Calls:
                 value = kwargs.pop(param.arg)
             else:
                 value = self.unknown_name(param.arg)
+                if not value.models and param.arg in self._model_params(fn):
+                    self.program.kinds.setdefault(param.arg, "model")
+                    self.program.guessed.add(param.arg)
+                    value = Value(models=frozenset((param.arg,)))
             scope.vars[param.arg] = value
         extra = args[len(positional) :]
         if spec.vararg is not None:
@@ -826,6 +836,28 @@ class Calls:
         if spec.kwarg is not None:
             scope.vars[spec.kwarg.arg] = Value(flow=flow_of(kwargs.values()), fields=kwargs or None, container=True)
         return scope
+
+    def _model_params(self, fn: ast.AST) -> frozenset[str]:
+        """Parameters the function both calls and asks for its trainable variables
+        (``def step(f, ...): out = f(x) ... f.trainable_variables``): a model passed in,
+        whatever its name."""
+        found = self.program.model_params.get(fn)
+        if found is None:
+            spec = fn.args
+            params = {p.arg for p in (*spec.posonlyargs, *spec.args, *spec.kwonlyargs)}
+            called: set[str] = set()
+            asked: set[str] = set()
+            for node in descendants(fn):
+                if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+                    called.add(node.func.id)
+                elif isinstance(node, ast.Attribute) and node.attr in _TRAINABLE and isinstance(node.value, ast.Name):
+                    asked.add(node.value.id)
+            found = self.program.model_params[fn] = frozenset(params & called & asked)
+        return found
+
+
+#: What only a model or layer has: the variables a step differentiates for.
+_TRAINABLE = frozenset(("trainable_variables", "trainable_weights"))
 
 
 def custom_gradient(fn: ast.AST, closure: object = None) -> object:

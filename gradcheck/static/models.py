@@ -385,8 +385,12 @@ class Models:
                     self.note_birth(origin, node)
             return cut_flow(flow, site) if site is not None else flow
 
-        if not outputs.flow and outputs.items is None:
-            return Value(flow=through({}))  # outputs this analysis could not follow
+        if outputs.items is None and not any(real(o) for o in outputs.flow):
+            # outputs this analysis could not follow (``keras.Model(inputs, outputs)`` from a
+            # function's arguments): a model it does not show, whose variables reach its output
+            # (known only as possibly carrying gradient: never said to make variables)
+            self.program.guessed.add(token)
+            return None
         return map_flows(outputs, through)
 
     def building_tokens(self) -> set[str]:

@@ -67,10 +67,15 @@ class Aliases:
                     else:
                         top = alias.name.split(".", 1)[0]
                         self.names[top] = top
-            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            elif isinstance(node, ast.ImportFrom) and (node.module or node.level):
+                # a relative import (``from .model import build``) keeps its dots: a module of
+                # the user's own package, unknown here like any other module of theirs, never
+                # a name the file leaves unbound (which a model-like name would be taken for)
+                module = "." * node.level + (node.module or "")
+                sep = "" if module.endswith(".") else "."
                 for alias in node.names:
                     if alias.name != "*":
-                        self.names[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+                        self.names[alias.asname or alias.name] = f"{module}{sep}{alias.name}"
 
     def resolve(self, parts: list[str]) -> str | None:
         """The canonical dotted path of ``parts`` when its head is an imported name."""
@@ -81,4 +86,4 @@ class Aliases:
 
     def roots(self) -> set[str]:
         """Top-level packages imported (``tensorflow``, ``keras``, ``numpy``...)."""
-        return {canonical(path).split(".", 1)[0] for path in self.names.values()}
+        return {canonical(path).split(".", 1)[0] for path in self.names.values() if not path.startswith(".")}

@@ -80,6 +80,7 @@ class Program:
     renames: dict[str, set[str]] = field(default_factory=dict)  # fresh token -> names it was given
     frozen: set[str] = field(default_factory=set)  # models and layers set ``trainable = False``
     guessed: set[str] = field(default_factory=set)  # models known only by their name (``model``)
+    model_params: dict[ast.AST, frozenset[str]] = field(default_factory=dict)  # def -> parameters used as models
     opaque: set[str] = field(default_factory=set)  # parameters passed as gradient sources
     trained: set[str] = field(default_factory=set)  # receivers of fit / compile / train_on_batch
     compiled: list[tuple[ast.Call, Value, Value]] = field(default_factory=list)  # (compile call, loss, the model)
@@ -208,6 +209,7 @@ class Program:
             self.renames.setdefault(key, set()).add(name)
             self.kinds[name] = self.kinds.get(key, "model")
             for members in (
+                self.guessed,
                 self.frozen,
                 self.weighted,
                 self.weightless,

@@ -235,6 +235,12 @@ class Resolver:
         for param in (*spec.posonlyargs, *spec.args, *spec.kwonlyargs, spec.vararg, spec.kwarg):
             if param is not None:
                 value = self.unknown_name(param.arg)
+                if value.models:
+                    # a model passed in (``Trainer(encoder, head)``): kept as ``self.encoder``
+                    # it is a part of the instance, whose variables a step asks for
+                    token = self.program.fresh(param, "model", param.arg)
+                    self.program.guessed.add(token)
+                    value = Value(models=frozenset((token,)))
                 scope.vars[param.arg] = value if value is not EMPTY else _UNSEEN_VALUE
         scope.vars["self"] = instance
         return scope

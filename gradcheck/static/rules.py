@@ -174,6 +174,13 @@ def _source_causes(
         done.update(covered)
 
     gradient = _asks_a_gradient(check)
+    blind = _blind_tape(check) if gradient else None
+    if blind is not None:
+        # ``GradientTape(watch_accessed_variables=False)`` and no ``watch``: the variables it
+        # reads are recorded for no one (GC110 at the tape, the argument to change)
+        for source in sorted(sources):
+            if program.model_kind(source) in ("model", "variable"):
+                report(program.site(blind, "GC110", method="accessed"), source, {source})
     if gradient:
         for part in _fresh_tensors(program, check.node):
             # made in the request itself: a new tensor, on no path to the target (GC108 there)
@@ -208,6 +215,12 @@ def _source_causes(
                 )
                 program.kinds.setdefault(node.id, "tensor")
                 report(program.site(made, "GC110"), node.id, covered)
+            elif _made_on_another_tape(program, check, node.id, value):
+                # ``features = model1(x)`` under ``tape1``, then ``tape2.gradient(loss,
+                # features)``: tape2 never watched it (where it was made, as the trace engine)
+                program.kinds.setdefault(node.id, "tensor")
+                made = binding_line(program.tree, node.id, check.node.lineno) or check.node
+                report(program.site(made, "GC110"), node.id, covered)
         elif isinstance(node, ast.Attribute) and node.attr in _ALL_VARIABLES and value.models:
             _stateful_parts(program, check, value, program.site(check.node, "GC115"), report)
         if isinstance(node, ast.Name) and gradient and value.models and value.container:
@@ -223,6 +236,44 @@ def _source_causes(
             if made is not None and (part != source or program.model_kind(part) != "model"):
                 report(program.site(made, "GC114"), part, {part} if part == source else set())
     return done
+
+
+def _made_on_another_tape(program: Program, check: Check, name: str, value) -> bool:
+    """A source tensor computed (from a model or variable) inside another tape's block and
+    never watched by this one: every path of it is cut for this tape."""
+    if not check.own_tape or check.unknown_watch or check.tape is None or value.models or value.container:
+        return False
+    if value.dtype == "int" or not value.flow or has_live(value.flow) or not any(real(o) for o in value.flow):
+        return False
+    if any(name in names for _call, names in check.watch_calls):
+        return False
+    made = binding_line(program.tree, name, check.node.lineno)
+    if made is None:
+        return False
+    for other in ast.walk(program.tree):
+        if (
+            isinstance(other, ast.With)
+            and other is not check.tape
+            and other.lineno <= made.lineno <= (other.end_lineno or other.lineno)
+            and any("GradientTape" in ast.unparse(item.context_expr) for item in other.items)
+        ):
+            return not (check.tape.lineno <= made.lineno <= (check.tape.end_lineno or check.tape.lineno))
+    return False
+
+
+def _blind_tape(check: Check) -> ast.Call | None:
+    """The ``GradientTape(watch_accessed_variables=False)`` call of the check's own tape,
+    when nothing was watched on it (a watch this analysis cannot name counts as one)."""
+    if check.tape is None or not check.own_tape or check.unknown_watch or check.watch_calls:
+        return None
+    for item in check.tape.items:
+        call = item.context_expr
+        if isinstance(call, ast.Call) and any(
+            k.arg == "watch_accessed_variables" and isinstance(k.value, ast.Constant) and k.value.value is False
+            for k in call.keywords
+        ):
+            return call
+    return None
 
 
 def _stateful_parts(program: Program, check: Check, value, site: Site, report) -> None:
@@ -500,7 +551,7 @@ def _finding(program: Program, site: Site, sources: list[str], via: tuple[str, C
         fields["dtype"] = _dtype_text(program, site, sources)
         if site.method in ("indices", "tensor"):
             fields["variant"] = site.method
-    elif site.code == "GC108" and site.method in ("relative", "stopped-target"):
+    elif (site.code, site.method) in (("GC110", "accessed"), ("GC108", "relative"), ("GC108", "stopped-target")):
         fields["variant"] = site.method
     elif site.code == "GC116":
         fields["function"] = site.call
@@ -591,7 +642,12 @@ def _notes(program: Program, site: Site, via: tuple[str, Check, int]) -> list[st
                 )
                 break
     birth = check.births.get(origin) or program.births.get(origin)
-    if birth is not None and (birth.lineno, birth.col_offset) != (site.line, site.col) and site.code != "GC301":
+    if (
+        birth is not None
+        and (birth.lineno, birth.col_offset) != (site.line, site.col)
+        and site.code != "GC301"
+        and site.method != "accessed"  # the tape records none of it: no path to speak of
+    ):
         target = _target_text(check)
         where = "only through this call" if cuts == 1 else f"only through cut paths: this one and {cuts - 1} more"
         reach = f"never reaches {target}" if site.code == "GC108" else f"reaches {target} {where}"
