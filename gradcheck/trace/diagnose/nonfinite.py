@@ -1,0 +1,187 @@
+"""Where a non-finite loss began (GC204): the first forward op whose output is NaN or Inf
+while its inputs are finite, found by walking back from the loss along the values that are
+not finite, and what made it so.
+
+The walk follows only non-finite values, so a non-finite value the loss never sees (a
+``-inf`` attention mask before a softmax, an Inf in the branch of a ``tf.where`` that is not
+selected, a NaN in a column the model never reads) is never reached: the softmax, the
+``tf.where`` and the slice have finite outputs and the walk stops short of them."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from gradcheck.trace.record.dataflow import TAG_READ, Flow, WriteKey
+
+__all__ = ["Origin", "find_origin"]
+
+_LOGS = frozenset({"Log", "Log1p"})
+_SQRTS = frozenset({"Sqrt", "Rsqrt"})
+_DIVS = frozenset({"RealDiv", "Div", "Reciprocal", "Inv", "FloorDiv", "TruncateDiv", "Xdivy", "FloorMod"})
+_EXPS = frozenset({"Exp", "Expm1", "Cosh", "Sinh"})
+_DOMAIN = frozenset({"Acos", "Asin", "Atanh", "Acosh", "Lgamma", "Digamma"})
+_PRODUCTS = frozenset({"Mul", "MatMul", "BatchMatMul", "BatchMatMulV2", "BatchMatMulV3", "Einsum"})
+_HALF = ("float16", "bfloat16")
+#: Ops a probability comes out of, and those a log's argument may pass on the way.
+_PROBABILITIES = frozenset({"Softmax", "Sigmoid"})
+_ON_THE_WAY = frozenset({"Identity", "Cast", "Reshape", "Maximum", "Minimum", "ClipByValue", "GatherV2", "Select"})
+_ARITHMETIC = frozenset({"AddV2", "Add", "Sub", "Mul", "Square", "Neg", "RealDiv", "Identity", "Cast", "Reshape"})
+
+
+@dataclass
+class Origin:
+    """Where the non-finite loss began. ``op`` is the op that made the first non-finite
+    value (None when it was already in the batch or a weight: ``key`` is that value)."""
+
+    variant: str  # a fix variant of GC204 ("log", "div", ..., "data", "weights")
+    reason: str  # what made the value non-finite, in words
+    op: int | None = None
+    key: object = None
+    kind: str = "NaN"  # of the loss: "NaN" or "infinite"
+    notes: list[str] = field(default_factory=list)
+
+
+def nonfinite(v) -> bool:
+    return v is not None and v.dtype.kind in "fc" and v.size > 0 and not np.isfinite(v).all()
+
+
+def find_origin(
+    flow: Flow, targets: list, value: Callable[[object], np.ndarray | None], text: Callable[[int], str]
+) -> Origin | None:
+    """The origin of the non-finite ``targets``. ``value(key)``: a tensor's forward value
+    (None when unknown); ``text(op)``: the user's expression for an op."""
+    bad_targets = [k for k in targets if nonfinite(value(k))]
+    if not bad_targets:
+        return None
+    kind = "NaN" if any(np.isnan(value(k)).any() for k in bad_targets) else "infinite"
+    origins: list[tuple[int, object]] = []  # (op index or -1 for a producer-less value, key)
+    path_ops: set[int] = set()
+    seen: set = set()
+    stack = list(bad_targets)
+    while stack:
+        k = stack.pop()
+        if k in seen:
+            continue
+        seen.add(k)
+        p = flow.producer.get(k)
+        if p is None:
+            origins.append((-1, k))
+            continue
+        op = flow.ops[p]
+        path_ops.add(p)
+        ins = [i for i in dict.fromkeys(op.inputs) if not isinstance(i, WriteKey) and i not in flow.resources]
+        bad = [i for i in ins if nonfinite(value(i))]
+        if bad:
+            stack.extend(bad)
+        elif op.tag == TAG_READ or op.type in ("Placeholder", "Const", "ReadVariableOp"):
+            origins.append((-1, k))  # the value entered as it is: a weight, the batch, a literal
+        else:
+            origins.append((p, k))
+    made = [(p, k) for p, k in origins if p >= 0]
+    if made:
+        p, k = min(made, key=lambda pk: pk[0])
+        origin = _explain(flow, p, value, text)
+        origin.kind = kind
+        origin.notes += _zero_times_inf(flow, p, path_ops, value, text)
+        if any(note.startswith("0 × inf") for note in origin.notes) and origin.variant == "log":
+            origin.variant = "zero-inf"
+        return origin
+    p, k = origins[0] if origins else (-1, bad_targets[0])
+    read = flow.producer.get(k)
+    if read is not None and flow.ops[read].tag == TAG_READ:
+        return Origin("weights", "a weight the loss reads is already NaN or Inf", read, k, kind)
+    v = value(k)
+    count = int((~np.isfinite(v)).sum()) if v is not None else 0
+    return Origin("data", f"the batch already holds {count or 'some'} NaN or Inf values", None, k, kind)
+
+
+def _explain(flow: Flow, p: int, value, text) -> Origin:
+    op = flow.ops[p]
+    kind = op.type
+    call = text(p)
+    ins = [value(i) for i in op.inputs]
+    x = ins[0] if ins else None
+    out = value(op.outputs[0]) if op.outputs else None
+    if out is not None and out.dtype.name in _HALF and kind not in _LOGS | _SQRTS | _DIVS | _DOMAIN:
+        return Origin(
+            "float16",
+            f"{call} overflows {out.dtype.name} (largest value 65504) under mixed precision",
+            p,
+        )
+    if kind in _LOGS and x is not None:
+        edge = 0.0 if kind == "Log" else -1.0
+        negative, at_edge = int((x < edge).sum()), int((x == edge).sum())
+        what = (
+            f"{call} takes the log of a negative value ({negative} of {x.size} arguments are below {edge:g})"
+            if negative
+            else f"{call} takes the log of {edge:g} ({at_edge} of {x.size} arguments are exactly {edge:g})"
+        )
+        variant = "log"
+        upstream = _upstream_types(flow, op.data[0] if op.data else None)
+        if "Tanh" in upstream:
+            variant = "log-tanh"
+        elif upstream & _PROBABILITIES and not negative:
+            variant = "log-prob"
+        return Origin(variant, what, p)
+    if kind in _SQRTS and x is not None:
+        negative = int((x < 0).sum())
+        if negative:
+            return Origin("sqrt", f"{call} takes the square root of a negative value ({negative} of {x.size})", p)
+        return Origin("div", f"{call} is the reciprocal square root of 0", p)
+    if kind in _DIVS:
+        denominator = ins[1] if kind not in ("Reciprocal", "Inv") and len(ins) > 1 else x
+        zeros = int((denominator == 0).sum()) if denominator is not None else 0
+        return Origin("div", f"{call} divides by zero ({zeros or 'some'} denominators are exactly 0)", p)
+    if kind == "Pow":
+        return Origin("pow", f"{call} raises a negative or zero base to a power outside its domain", p)
+    if kind in _EXPS:
+        biggest = float(np.max(x)) if x is not None and x.size else None
+        at = f" (its largest argument is {biggest:.4g})" if biggest is not None else ""
+        return Origin("exp", f"{call} overflows to inf{at}", p)
+    if kind in _DOMAIN:
+        return Origin("domain", f"{call} is evaluated outside its domain", p)
+    if out is not None and np.isnan(out).any() and not np.isinf(out).any():
+        return Origin("overflow", f"{call} makes NaN from finite inputs", p)
+    return Origin("overflow", f"{call} overflows float32 (its result exceeds 3.4e38)", p)
+
+
+def _upstream_types(flow: Flow, k, hops: int = 8) -> set[str]:
+    """The op types the value ``k`` comes from through elementwise arithmetic (what a log's
+    argument is made of: a softmax, a tanh)."""
+    found: set[str] = set()
+    keys, seen = [k], set()
+    for _ in range(hops):
+        nxt = []
+        for key in keys:
+            p = flow.producer.get(key)
+            if p is None or p in seen:
+                continue
+            seen.add(p)
+            op = flow.ops[p]
+            found.add(op.type)
+            if op.type in _ARITHMETIC or op.type in _ON_THE_WAY:
+                nxt.extend(op.data)
+        keys = nxt
+    return found
+
+
+def _zero_times_inf(flow: Flow, origin: int, path_ops: set[int], value, text) -> list[str]:
+    """A note for a product on the way to the loss that turns the origin's Inf into NaN."""
+    out = flow.ops[origin].outputs
+    if not out or value(out[0]) is None or np.isnan(value(out[0])).any():
+        return []
+    for j in sorted(path_ops):
+        op = flow.ops[j]
+        if j <= origin or op.type not in _PRODUCTS or not op.outputs:
+            continue
+        ins = [value(i) for i in op.inputs]
+        result = value(op.outputs[0])
+        if result is None or any(v is None for v in ins) or not np.isnan(result).any():
+            continue
+        if any(np.isnan(v).any() for v in ins):
+            continue
+        return [f"0 × inf is NaN: {text(j)} multiplies the infinite value by 0"]
+    return []
