@@ -4,6 +4,8 @@ what made it so; non-finite values the loss never sees are not reported."""
 
 from __future__ import annotations
 
+import importlib.util
+import json
 import textwrap
 
 import pytest
@@ -220,3 +222,39 @@ def test_a_mask_is_not_blamed_for_a_nan_made_elsewhere(run_script, decorator):
     extra = " + tf.math.log(tf.reduce_min(h) - 10.0)"
     finding = _only(run_script(MASK.replace("{extra}", extra).format(decorator=decorator)))
     assert (finding.code, finding.line, finding._fields["variant"]) == ("GC204", 15, "log"), finding.message
+
+
+# -- tf_keras (Keras 2) -----------------------------------------------------------------------
+FIT_KERAS2 = """\
+import numpy as np
+import tensorflow as tf
+from tensorflow import keras
+
+model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(1)])
+x = np.random.rand(16, 4).astype("float32")
+y = np.random.rand(16, 1).astype("float32")
+{setup}
+model.compile(optimizer="sgd", loss={loss})
+model.fit(x, y, batch_size=16, epochs=1, verbose=0)
+"""
+LOG_ERROR_KERAS2 = """\
+def log_error(y_true, y_pred):
+    return tf.reduce_mean(tf.math.log(y_pred - 100.0 - y_true))"""
+
+
+@pytest.mark.keras2
+@pytest.mark.skipif(importlib.util.find_spec("tf_keras") is None, reason="tf_keras is not installed")
+@pytest.mark.parametrize(
+    ("setup", "loss", "line", "variant"),
+    [("x[5, 1] = np.nan", '"mse"', 10, "data"), (LOG_ERROR_KERAS2, "log_error", 9, "log")],
+    ids=["nan-in-data", "log-of-negative"],
+)
+def test_tf_keras_fit(tmp_path, setup, loss, line, variant):
+    from tests.conftest import run_cli
+
+    script = tmp_path / "train.py"
+    script.write_text(FIT_KERAS2.format(setup=setup, loss=loss), encoding="utf-8")
+    proc = run_cli(str(script), "--format", "json", env={"TF_USE_LEGACY_KERAS": "1"})
+    findings = [f for file in json.loads(proc.stdout)["files"] for f in file["findings"]]
+    assert [(f["code"], f["line"]) for f in findings] == [("GC204", line)], proc.stdout + proc.stderr
+    assert variant in json.dumps(findings[0])

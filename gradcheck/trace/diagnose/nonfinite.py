@@ -133,8 +133,12 @@ def _explain(flow: Flow, p: int, value, text) -> Origin:
         return Origin("div", f"{call} is the reciprocal square root of 0", p)
     if kind in _DIVS:
         denominator = ins[1] if kind not in ("Reciprocal", "Inv") and len(ins) > 1 else x
-        zeros = int((denominator == 0).sum()) if denominator is not None else 0
-        return Origin("div", f"{call} divides by zero ({zeros or 'some'} denominators are exactly 0)", p)
+        if "/" not in call and "div" not in call.lower():
+            call = "a division (`/`)"  # graph tracebacks carry lines: the span found is another call's
+        if denominator is None:
+            return Origin("div", f"{call} divides by zero", p)
+        zeros = int((denominator == 0).sum())
+        return Origin("div", f"{call} divides by zero ({zeros} of {denominator.size} denominators exactly 0)", p)
     if kind == "Pow":
         return Origin("pow", f"{call} raises a negative or zero base to a power outside its domain", p)
     if kind in _EXPS:
@@ -181,7 +185,7 @@ def _zero_times_inf(flow: Flow, origin: int, path_ops: set[int], value, text) ->
         result = value(op.outputs[0])
         if result is None or any(v is None for v in ins) or not np.isnan(result).any():
             continue
-        if any(np.isnan(v).any() for v in ins):
+        if any(v.dtype.kind in "fc" and np.isnan(v).any() for v in ins):
             continue
         return [f"0 × inf is NaN: {text(j)} multiplies the infinite value by 0"]
     return []

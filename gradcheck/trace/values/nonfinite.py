@@ -57,9 +57,13 @@ def _float_targets(checked: Checked) -> list:
     out = []
     for t in checked.ctx.flat_targets:
         dtype = getattr(t, "dtype", None)
-        if _tf.is_tensor(t) and dtype is not None and _tf.is_differentiable_dtype(dtype):
-            if not _tf.tf.as_dtype(dtype).is_complex:
-                out.append(t)
+        if (
+            _tf.is_tensor(t)
+            and dtype is not None
+            and _tf.is_differentiable_dtype(dtype)
+            and not _tf.tf.as_dtype(dtype).is_complex
+        ):
+            out.append(t)
     return out
 
 
