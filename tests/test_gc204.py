@@ -258,3 +258,27 @@ def test_tf_keras_fit(tmp_path, setup, loss, line, variant):
     findings = [f for file in json.loads(proc.stdout)["files"] for f in file["findings"]]
     assert [(f["code"], f["line"]) for f in findings] == [("GC204", line)], proc.stdout + proc.stderr
     assert variant in json.dumps(findings[0])
+
+
+MIXED_FIT = """\
+import keras
+import numpy as np
+
+keras.mixed_precision.set_global_policy("mixed_float16")
+model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(8, kernel_initializer="ones"), keras.layers.Dense(1)])
+x = np.full((16, 4), 3e4, "float32")
+y = np.zeros((16, 1), "float32")
+model.compile(optimizer="sgd", loss="mse")
+model.fit(x, y, batch_size=16, epochs=1, verbose=0)
+"""
+
+
+def test_a_float16_overflow_under_mixed_precision_is_named_with_its_fix(tmp_path):
+    from tests.conftest import run_cli
+
+    script = tmp_path / "train.py"
+    script.write_text(MIXED_FIT, encoding="utf-8")
+    proc = run_cli(str(script), "--format", "json")
+    findings = [f for file in json.loads(proc.stdout)["files"] for f in file["findings"]]
+    assert [(f["code"], f["line"]) for f in findings] == [("GC204", 5)], proc.stdout + proc.stderr
+    assert "float16" in findings[0]["message"] and "float32" in findings[0]["fix"], findings[0]

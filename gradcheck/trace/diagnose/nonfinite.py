@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from gradcheck.trace.record.dataflow import TAG_READ, Flow, WriteKey
+from gradcheck.trace.record.dataflow import TAG_FUNCTION, TAG_READ, Flow, WriteKey
 
 __all__ = ["Origin", "find_origin"]
 
@@ -105,6 +105,8 @@ def _explain(flow: Flow, p: int, value, text) -> Origin:
     ins = [value(i) for i in op.inputs]
     x = ins[0] if ins else None
     out = value(op.outputs[0]) if op.outputs else None
+    if op.tag == TAG_FUNCTION or kind in ("PartitionedCall", "StatefulPartitionedCall"):
+        return Origin("", f"{call} (a traced function) returns NaN or Inf from finite inputs", p)
     if out is not None and out.dtype.name in _HALF and kind not in _LOGS | _SQRTS | _DIVS | _DOMAIN:
         return Origin(
             "float16",
