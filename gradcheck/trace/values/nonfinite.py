@@ -14,6 +14,8 @@ would need the mailbox's Python-free delivery (``mailbox``) that GC202 uses.
 
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 
 from gradcheck.findings import Finding
@@ -201,6 +203,9 @@ def _findings(checked: Checked, values: dict, entry=None) -> list[Finding]:
         op = op_label(ctx.flow.ops[origin.op].type)
     else:
         location, op = _entry_location(checked, origin, entry), None
+    place = (location.path, location.line) if location is not None else None
+    if not _first_report(checked.session, (place, origin.variant)):
+        return []  # another gradient call's loss went non-finite at the same place: one finding
     notes = list(origin.notes)
     if origin.variant == "data":
         notes.append("the first non-finite value is in the data fed to the step, not made by an op of the model")
@@ -217,6 +222,18 @@ def _findings(checked: Checked, values: dict, entry=None) -> list[Finding]:
             variant=origin.variant,
         )
     ]
+
+
+_REPORTED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _first_report(session, key) -> bool:
+    """Whether ``key`` (a place and a cause) is new in ``session``'s GC204 findings."""
+    seen = _REPORTED.setdefault(session, set())
+    if key in seen:
+        return False
+    seen.add(key)
+    return True
 
 
 def _entry_location(checked: Checked, origin: Origin, entry=None):
