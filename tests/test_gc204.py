@@ -282,3 +282,30 @@ def test_a_float16_overflow_under_mixed_precision_is_named_with_its_fix(tmp_path
     findings = [f for file in json.loads(proc.stdout)["files"] for f in file["findings"]]
     assert [(f["code"], f["line"]) for f in findings] == [("GC204", 5)], proc.stdout + proc.stderr
     assert "float16" in findings[0]["message"] and "float32" in findings[0]["fix"], findings[0]
+
+
+def test_assert_gradients_flow_fails_with_the_gc204_diagnosis():
+    import keras
+    import numpy as np
+    import tensorflow as tf
+
+    import gradcheck
+    from gradcheck.api import GradientFlowError
+
+    keras.backend.clear_session()
+    model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(1)])
+    model.compile(optimizer="sgd", loss="mse")
+    x, y = np.random.rand(8, 4).astype("float32"), np.random.rand(8, 1).astype("float32")
+    gradcheck.assert_gradients_flow(model, (x, y))  # a finite loss passes
+    x[2, 0] = np.nan
+    with pytest.raises(GradientFlowError, match="GC204 the batch already holds 1 NaN"):
+        gradcheck.assert_gradients_flow(model, (x, y))
+
+    @tf.function
+    def step(x):
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_mean(tf.sqrt(model(x) - 10.0))
+        return tape.gradient(loss, model.trainable_variables)
+
+    with pytest.raises(GradientFlowError, match="GC204 .* square root of a negative value"):
+        gradcheck.assert_gradients_flow(step, np.random.rand(8, 4).astype("float32"))
