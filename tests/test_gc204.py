@@ -42,6 +42,18 @@ CAUSES = {
     "division-by-zero": ("y / (x[:, :1] - x[:, :1])", "div", "divides by zero", "NaN"),
     "exp-overflow": ("tf.exp(100.0 + tf.abs(y))", "exp", "overflows to inf", "infinite"),
     "float16-overflow": ("tf.square(tf.cast(tf.abs(y) + 300.0, tf.float16))", "float16", "float16", "infinite"),
+    "masked-softmax": (
+        "tf.nn.softmax(tf.concat([y, y], axis=1) + tf.fill([8, 2], -np.inf), axis=-1)",
+        "masked-softmax",
+        "masked with -inf at every position",
+        "NaN",
+    ),
+    "where-selected-branch": (
+        "tf.where(y > 100.0, y / (x[:, :1] - x[:, :1]), tf.math.log(-tf.abs(y) - 1.0))",
+        "log",
+        "log of a negative value",
+        "NaN",
+    ),
     "zero-times-inf": ("tf.nn.relu(-tf.abs(y)) * tf.math.log(tf.nn.relu(-tf.abs(y)))", "zero-inf", "log of 0", "NaN"),
 }
 
@@ -307,5 +319,5 @@ def test_assert_gradients_flow_fails_with_the_gc204_diagnosis():
             loss = tf.reduce_mean(tf.sqrt(model(x) - 10.0))
         return tape.gradient(loss, model.trainable_variables)
 
-    with pytest.raises(GradientFlowError, match="GC204 .* square root of a negative value"):
+    with pytest.raises(GradientFlowError, match=r"GC204 .* square root of a negative value"):
         gradcheck.assert_gradients_flow(step, np.random.rand(8, 4).astype("float32"))

@@ -107,6 +107,11 @@ with tf.GradientTape() as tape:
             "Do not let the infinite value exist: `tf.math.xlogy(x, y)` for `x * log(y)`, `tf.math.multiply_no_nan`, "
             "or an epsilon in the op that made the inf; 0 × inf is NaN.",
         ),
+        "masked-softmax": (
+            "A softmax over a row masked everywhere",
+            "Mask with a large finite negative number (`-1e9`, or `-65000` in float16) instead of `-inf`, or keep "
+            "one position of every row unmasked: a softmax of a row that is `-inf` everywhere is 0/0.",
+        ),
         "data": (
             "A NaN or Inf already in the batch",
             "Clean the data before training: find the rows with `np.isnan(x).any(axis=1)` and drop or impute "

@@ -25,6 +25,7 @@ _EXPS = frozenset({"Exp", "Expm1", "Cosh", "Sinh"})
 _DOMAIN = frozenset({"Acos", "Asin", "Atanh", "Acosh", "Lgamma", "Digamma"})
 _PRODUCTS = frozenset({"Mul", "MatMul", "BatchMatMul", "BatchMatMulV2", "BatchMatMulV3", "Einsum"})
 _HALF = ("float16", "bfloat16")
+_SOFTMAX = frozenset({"Softmax", "LogSoftmax"})
 #: Ops a probability comes out of, and those a log's argument may pass on the way.
 _PROBABILITIES = frozenset({"Softmax", "Sigmoid"})
 _ON_THE_WAY = frozenset({"Identity", "Cast", "Reshape", "Maximum", "Minimum", "ClipByValue", "GatherV2", "Select"})
@@ -44,8 +45,12 @@ class Origin:
     notes: list[str] = field(default_factory=list)
 
 
+def _floating(v) -> bool:
+    return v.dtype.kind in "fc" or "float" in v.dtype.name  # bfloat16 (ml_dtypes) is kind "V"
+
+
 def nonfinite(v) -> bool:
-    return v is not None and v.dtype.kind in "fc" and v.size > 0 and not np.isfinite(v).all()
+    return v is not None and _floating(v) and v.size > 0 and not np.isfinite(v).all()
 
 
 def find_origin(
@@ -74,6 +79,11 @@ def find_origin(
         path_ops.add(p)
         ins = [i for i in dict.fromkeys(op.inputs) if not isinstance(i, WriteKey) and i not in flow.resources]
         bad = [i for i in ins if nonfinite(value(i))]
+        if op.type in ("Select", "SelectV2"):
+            bad = _selected(op, value, bad)
+        if op.type in _SOFTMAX and _fully_masked(value(op.data[0]) if op.data else None):
+            origins.append((p, k))  # a row masked everywhere: exp(-inf) / sum(exp(-inf)) = 0/0
+            continue
         if bad:
             stack.extend(bad)
         elif op.tag == TAG_READ or op.type in ("Placeholder", "Const", "ReadVariableOp"):
@@ -98,10 +108,48 @@ def find_origin(
     return Origin("data", f"the batch already holds {count or 'some'} NaN or Inf values", None, k, kind)
 
 
+def _selected(op, value, bad: list) -> list:
+    """The branches of a ``tf.where`` whose non-finite values it selects (an Inf in the
+    branch it discards is not on the way to the loss)."""
+    if len(op.inputs) < 3 or value(op.inputs[0]) is None:
+        return bad
+    condition = value(op.inputs[0]).astype(bool)
+    out = []
+    for k in bad:
+        branch = value(k)
+        if op.type == "Select" and condition.ndim == 1 and branch.ndim > 1:  # Select (v1) picks rows
+            condition = condition.reshape((-1,) + (1,) * (branch.ndim - 1))
+        take = condition if k == op.inputs[1] else ~condition
+        if k == op.inputs[1] and k == op.inputs[2]:
+            take = np.ones_like(condition)
+        try:
+            taken = np.where(take, branch, 0)
+        except ValueError:  # shapes that do not broadcast here (a Select of rows): keep it
+            out.append(k)
+            continue
+        if not np.isfinite(taken).all():
+            out.append(k)
+    return out
+
+
+def _fully_masked(x) -> bool:
+    """Whether a softmax's input has a row that is -inf everywhere (and no NaN)."""
+    if x is None or not _floating(x) or x.ndim == 0 or x.size == 0 or np.isnan(x).any():
+        return False
+    return bool(np.isneginf(x).all(axis=-1).any())
+
+
 def _explain(flow: Flow, p: int, value, text) -> Origin:
     op = flow.ops[p]
     kind = op.type
     call = text(p)
+    if kind in _SOFTMAX and op.data and _fully_masked(value(op.data[0])):
+        rows = int(np.isneginf(value(op.data[0])).all(axis=-1).sum())
+        return Origin(
+            "masked-softmax",
+            f"{call} normalises {rows} row{'s' if rows != 1 else ''} masked with -inf at every position (0/0)",
+            p,
+        )
     ins = [value(i) for i in op.inputs]
     x = ins[0] if ins else None
     out = value(op.outputs[0]) if op.outputs else None
@@ -187,7 +235,7 @@ def _zero_times_inf(flow: Flow, origin: int, path_ops: set[int], value, text) ->
         result = value(op.outputs[0])
         if result is None or any(v is None for v in ins) or not np.isnan(result).any():
             continue
-        if any(v.dtype.kind in "fc" and np.isnan(v).any() for v in ins):
+        if any(_floating(v) and np.isnan(v).any() for v in ins):
             continue
         return [f"0 × inf is NaN: {text(j)} multiplies the infinite value by 0"]
     return []
