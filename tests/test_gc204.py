@@ -321,3 +321,33 @@ def test_assert_gradients_flow_fails_with_the_gc204_diagnosis():
 
     with pytest.raises(GradientFlowError, match=r"GC204 .* square root of a negative value"):
         gradcheck.assert_gradients_flow(step, np.random.rand(8, 4).astype("float32"))
+
+
+LATER = """\
+import keras
+import numpy as np
+import tensorflow as tf
+
+keras.utils.set_random_seed(0)
+model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(1)])
+x = np.random.rand(8, 4).astype("float32")
+
+
+{decorator}
+def train_step(x, step):
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_mean(tf.math.log(tf.abs(model(x)) + 1.0 - step))
+    return tape.gradient(loss, model.trainable_variables)
+
+
+for step in range(4):
+    train_step(x, tf.constant(float(step)))
+"""
+
+
+@DECORATORS
+def test_a_loss_that_goes_non_finite_at_a_later_step_is_diagnosed_within_the_steps_checked(run_script, decorator):
+    source = LATER.format(decorator=decorator)
+    assert run_script(source).findings == []  # the first step's loss is finite
+    finding = _only(run_script(source, steps=3))
+    assert (finding.code, finding.line, finding._fields["variant"]) == ("GC204", 13, "log"), finding.message

@@ -19,6 +19,7 @@ import weakref
 import numpy as np
 
 from gradcheck.findings import Finding
+from gradcheck.trace.diagnose.context import build_flow, new_context
 from gradcheck.trace.diagnose.describe import make, op_label
 from gradcheck.trace.diagnose.nonfinite import Origin, find_origin, nonfinite
 from gradcheck.trace.record import _tf, hostpoint
@@ -38,6 +39,8 @@ __all__ = ["check", "loss_finite"]
 def check(call: GradientCall) -> list[Finding]:
     """GC204 on ``call``: eager, now; in a traced function, when it runs."""
     checked = checked_call(call)
+    if checked is None and call.eager:
+        checked = _later_step(call)  # a call site checked on an earlier step (``--steps N``)
     if checked is None:
         return []
     if checked.eager:
@@ -48,6 +51,22 @@ def check(call: GradientCall) -> list[Finding]:
     if call.session.check_mode and not _in_xla(call.graph):
         _guard_graph(checked)
     return []
+
+
+def _later_step(call: GradientCall) -> Checked | None:
+    """``call`` ready for a diagnosis when its loss is not finite (the guard only otherwise):
+    the value checks look at the first step of each call site, a loss may go NaN later."""
+    if all(g is None for g in call.flat_grads):
+        return None
+    targets = [t for t in call.flat_targets if _tf.is_tensor(t) and hasattr(t, "_numpy")]
+    try:
+        if loss_finite([np.asarray(t._numpy()) for t in targets]):
+            return None
+    except (ValueError, TypeError):
+        return None
+    ctx = new_context(call)
+    build_flow(ctx)
+    return Checked(call, ctx)
 
 
 def loss_finite(values) -> bool:
