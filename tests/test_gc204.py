@@ -351,3 +351,52 @@ def test_a_loss_that_goes_non_finite_at_a_later_step_is_diagnosed_within_the_ste
     assert run_script(source).findings == []  # the first step's loss is finite
     finding = _only(run_script(source, steps=3))
     assert (finding.code, finding.line, finding._fields["variant"]) == ("GC204", 13, "log"), finding.message
+
+
+DISTRIBUTED_FIT = """\
+import numpy as np
+import tensorflow as tf
+
+cpu = tf.config.list_physical_devices("CPU")[0]
+tf.config.set_logical_device_configuration(cpu, [tf.config.LogicalDeviceConfiguration()] * 2)
+strategy = tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"])
+import keras
+
+with strategy.scope():
+    model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(1)])
+    model.compile(optimizer="sgd", loss="mse")
+x = np.random.rand(16, 4).astype("float32")
+y = np.random.rand(16, 1).astype("float32")
+x[3, 1] = np.nan
+model.fit(x, y, batch_size=16, epochs=1, verbose=0)
+"""
+
+
+def test_a_nan_in_the_data_of_a_distributed_fit_is_one_finding_at_the_fit_call(tmp_path):
+    from tests.conftest import run_cli
+
+    script = tmp_path / "train.py"
+    script.write_text(DISTRIBUTED_FIT, encoding="utf-8")
+    proc = run_cli(str(script), "--format", "json")
+    findings = [f for file in json.loads(proc.stdout)["files"] for f in file["findings"]]
+    assert [(f["code"], f["line"]) for f in findings] == [("GC204", 15)], proc.stdout + proc.stderr
+
+
+def test_watch_reports_an_eager_loss_that_turns_nan_at_a_later_step():
+    import keras
+    import numpy as np
+    import tensorflow as tf
+
+    import gradcheck
+
+    keras.backend.clear_session()
+    keras.utils.set_random_seed(0)
+    model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(1)])
+    x = np.random.rand(8, 4).astype("float32")
+    with gradcheck.watch() as report:
+        for step in range(5):  # finite at steps 0 and 1, NaN from step 2 on
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_mean(tf.math.log(tf.abs(model(x)) + 1.0 - step))
+            tape.gradient(loss, model.trainable_variables)
+    assert [(f.code, f._fields["variant"]) for f in report.findings] == [("GC204", "log")], report.to_text()
+    assert "log of a negative value" in report.findings[0].message

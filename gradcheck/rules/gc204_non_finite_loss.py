@@ -25,9 +25,15 @@ When the first non-finite value is already in the batch (a NaN in the data), the
 so and points at where the data entered the step (the `fit` call, or the line that fed the
 tensor to the model), not at an op of the model.
 
+With `--steps N` the first step within the N whose loss is not finite is diagnosed (a loss
+that turns NaN after a few steps), and while `gradcheck.install()` or `watch()` is on, an
+eager step whose loss turns non-finite at any step; under a `tf.distribute` strategy it is one finding, not
+one per replica.
+
 Not reported: non-finite values the loss does not see. A `-inf` attention mask before a
 softmax, an Inf in the branch of a `tf.where` that is not selected, a NaN in a column of the
-data the model never reads: the loss is finite, so nothing is wrong with it.
+data the model never reads: the loss is finite, so nothing is wrong with it. A `-inf` mask
+that covers a whole row is another matter: the softmax of that row is 0/0, and is reported.
 """
     why = """
 A NaN loss is silent: the progress bar shows `loss: nan`, the optimizer applies NaN

@@ -105,7 +105,8 @@ def find_origin(
         return Origin("weights", "a weight the loss reads is already NaN or Inf", read, k, kind)
     v = value(k)
     count = int((~np.isfinite(v)).sum()) if v is not None else 0
-    return Origin("data", f"the batch already holds {count or 'some'} NaN or Inf values", None, k, kind)
+    values = f"{count} NaN or Inf value{'s' if count != 1 else ''}" if count else "NaN or Inf values"
+    return Origin("data", f"the batch already holds {values}", None, k, kind)
 
 
 def _selected(op, value, bad: list) -> list:

@@ -8,8 +8,12 @@ backward cone are fed to a host callback in that branch, and the rest is compute
 from them (``recompute``). ``diagnose.nonfinite`` finds the op where the first non-finite
 value was made.
 
-A session that stays on (``install()``/``watch()``) is not guarded in traced steps yet: it
-would need the mailbox's Python-free delivery (``mailbox``) that GC202 uses.
+The value checks look at the first step of each eager call site; a later step of a site
+(``--steps N``, or any step while ``install()``/``watch()`` is on) gets the guard alone,
+and a diagnosis only when its loss is not finite.
+
+Not yet: a session that stays on (``install()``/``watch()``) is not guarded in traced steps
+(it would need the Python-free delivery of ``mailbox`` that GC202 uses).
 """
 
 from __future__ import annotations
@@ -281,6 +285,7 @@ def _traced_call_location():
     """The user's line that called the traced function now being traced: the first user
     frame outside TensorFlow's call of a ``tf.function``."""
     import sys
+    import threading
 
     from gradcheck.trace.record import frames
 
@@ -292,4 +297,12 @@ def _traced_call_location():
         elif frames.is_user_file(name):
             return frames.site_location(frames.frame_site(frame))
         frame = frame.f_back
+    # a replica of a tf.distribute strategy traces the step in a thread of its own: the
+    # user's call (``fit``, ``strategy.run``) is where the main thread waits for it
+    main = threading.main_thread()
+    if threading.current_thread() is not main:
+        waiting = sys._current_frames().get(main.ident)
+        frame = frames.user_frame(waiting) if waiting is not None else None
+        if frame is not None:
+            return frames.site_location(frames.frame_site(frame))
     return None
