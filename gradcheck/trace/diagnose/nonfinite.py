@@ -63,6 +63,7 @@ def find_origin(
         return None
     kind = "NaN" if any(np.isnan(value(k)).any() for k in bad_targets) else "infinite"
     origins: list[tuple[int, object]] = []  # (op index or -1 for a producer-less value, key)
+    uncertain: list[tuple[int, object]] = []
     path_ops: set[int] = set()
     seen: set = set()
     stack = list(bad_targets)
@@ -86,14 +87,20 @@ def find_origin(
             continue
         if bad:
             stack.extend(bad)
+        elif any(value(i) is None for i in ins) and op.tag != TAG_READ:
+            uncertain.append((p, k))  # an input's value was not kept: it may be the non-finite one
         elif op.tag == TAG_READ or op.type in ("Placeholder", "Const", "ReadVariableOp"):
             origins.append((-1, k))  # the value entered as it is: a weight, the batch, a literal
         else:
             origins.append((p, k))
     made = [(p, k) for p, k in origins if p >= 0]
-    if made:
-        p, k = min(made, key=lambda pk: pk[0])
+    if made or (uncertain and not origins):
+        p, k = min(made or uncertain, key=lambda pk: pk[0])
         origin = _explain(flow, p, value, text)
+        if not made:
+            origin.notes.append(
+                "the values of this op's inputs were not kept: the first non-finite value may be earlier"
+            )
         origin.kind = kind
         origin.notes += _zero_times_inf(flow, p, path_ops, value, text)
         if any(note.startswith("0 × inf") for note in origin.notes) and origin.variant == "log":
