@@ -27,6 +27,7 @@ from gradcheck.rules.gc117_not_updated import NotUpdated
 from gradcheck.rules.gc201_zero_gradient import ZeroGradient
 from gradcheck.rules.gc202_non_finite_gradient import NonFiniteGradient
 from gradcheck.rules.gc203_unstopped_bootstrap_target import UnstoppedBootstrapTarget
+from gradcheck.rules.gc204_non_finite_loss import NonFiniteLoss
 from gradcheck.rules.gc301_custom_gradient_mismatch import CustomGradientMismatch
 
 _RULE_CLASSES: tuple[type[Rule], ...] = (
@@ -50,6 +51,7 @@ _RULE_CLASSES: tuple[type[Rule], ...] = (
     ZeroGradient,
     NonFiniteGradient,
     UnstoppedBootstrapTarget,
+    NonFiniteLoss,
     CustomGradientMismatch,
     _reserved.ScriptError,
     _reserved.NoGradientReached,

@@ -1,0 +1,402 @@
+"""GC204 non-finite-loss: a NaN or Inf loss is reported at the first forward op that made a
+non-finite value from finite inputs (or at the data, when the batch already holds one), with
+what made it so; non-finite values the loss never sees are not reported."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import textwrap
+
+import pytest
+
+DECORATORS = pytest.mark.parametrize("decorator", ["", "@tf.function"], ids=["eager", "tf.function"])
+
+STEP = """\
+import keras
+import numpy as np
+import tensorflow as tf
+
+keras.utils.set_random_seed(0)
+model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(1)])
+x = np.linspace(-1.0, 1.0, 32, dtype="float32").reshape(8, 4)
+
+
+{decorator}
+def train_step(x):
+    with tf.GradientTape() as tape:
+        y = model(x)
+        value = {expr}
+        loss = tf.reduce_mean(value)
+    return tape.gradient(loss, model.trainable_variables)
+
+
+train_step(x)
+"""
+VALUE_LINE = 14
+
+CAUSES = {
+    "log-negative": ("tf.math.log(-tf.abs(y) - 1.0)", "log", "log of a negative value", "NaN"),
+    "log-zero": ("tf.math.log(tf.nn.relu(-tf.abs(y)))", "log", "log of 0", "infinite"),
+    "sqrt-negative": ("tf.sqrt(-tf.abs(y) - 1.0)", "sqrt", "square root of a negative value", "NaN"),
+    "division-by-zero": ("y / (x[:, :1] - x[:, :1])", "div", "divides by zero", "NaN"),
+    "exp-overflow": ("tf.exp(100.0 + tf.abs(y))", "exp", "overflows to inf", "infinite"),
+    "float16-overflow": ("tf.square(tf.cast(tf.abs(y) + 300.0, tf.float16))", "float16", "float16", "infinite"),
+    "masked-softmax": (
+        "tf.nn.softmax(tf.concat([y, y], axis=1) + tf.fill([8, 2], -np.inf), axis=-1)",
+        "masked-softmax",
+        "masked with -inf at every position",
+        "NaN",
+    ),
+    "where-selected-branch": (
+        "tf.where(y > 100.0, y / (x[:, :1] - x[:, :1]), tf.math.log(-tf.abs(y) - 1.0))",
+        "log",
+        "log of a negative value",
+        "NaN",
+    ),
+    "zero-times-inf": ("tf.nn.relu(-tf.abs(y)) * tf.math.log(tf.nn.relu(-tf.abs(y)))", "zero-inf", "log of 0", "NaN"),
+}
+
+
+def _only(result):
+    assert result.error is None, result.error
+    assert len(result.findings) == 1, [f"{f.line}: {f.code} {f.message}" for f in result.findings]
+    return result.findings[0]
+
+
+@DECORATORS
+@pytest.mark.parametrize("cause", sorted(CAUSES))
+def test_the_op_that_made_the_loss_non_finite_is_named_at_its_line(run_script, decorator, cause):
+    expr, variant, words, kind = CAUSES[cause]
+    finding = _only(run_script(STEP.format(decorator=decorator, expr=expr)))
+    assert (finding.code, finding.line) == ("GC204", VALUE_LINE), finding.message
+    assert finding._fields["variant"] == variant, finding.message
+    assert words in finding.message and finding.message.endswith(f"the loss is {kind}"), finding.message
+    assert finding.fix and finding.variables == ["sequential/dense/bias", "sequential/dense/kernel"]
+
+
+@DECORATORS
+def test_zero_times_inf_says_so_and_offers_xlogy(run_script, decorator):
+    finding = _only(run_script(STEP.format(decorator=decorator, expr=CAUSES["zero-times-inf"][0])))
+    assert any(note.startswith("0 × inf is NaN") for note in finding.notes), finding.notes
+    assert "xlogy" in finding.fix
+
+
+@DECORATORS
+def test_a_log_of_a_squashed_value_offers_the_unscaled_tanh(run_script, decorator):
+    expr = "tf.math.log(1.0 - tf.square(2.0 * tf.tanh(10.0 * y + 5.0)) + 1e-6)"
+    finding = _only(run_script(STEP.format(decorator=decorator, expr=expr)))
+    assert (finding.line, finding._fields["variant"]) == (VALUE_LINE, "log-tanh"), finding.message
+    assert "softplus" in finding.fix
+
+
+NAN_BATCH = """\
+import keras
+import numpy as np
+import tensorflow as tf
+
+keras.utils.set_random_seed(0)
+model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(1)])
+x = np.random.rand(8, 4).astype("float32")
+x[3, 2] = np.nan
+
+
+{decorator}
+def train_step(x):
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_mean(tf.square(model(x)))
+    return tape.gradient(loss, model.trainable_variables)
+
+
+train_step(x)
+"""
+
+
+def test_a_nan_in_the_batch_is_reported_where_the_data_entered_eager(run_script):
+    finding = _only(run_script(NAN_BATCH.format(decorator="")))
+    assert (finding.code, finding.line, finding._fields["variant"]) == ("GC204", 14, "data"), finding.message
+    assert "the batch already holds 1 NaN" in finding.message
+    assert "np.isnan" in finding.fix
+
+
+def test_a_nan_in_the_batch_is_reported_where_the_data_entered_tf_function(run_script):
+    finding = _only(run_script(NAN_BATCH.format(decorator="@tf.function")))
+    assert (finding.code, finding.line, finding._fields["variant"]) == ("GC204", 18, "data"), finding.message
+
+
+FIT = """\
+import keras
+import numpy as np
+
+keras.utils.set_random_seed(0)
+model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(1)])
+x = np.random.rand(16, 4).astype("float32")
+y = np.random.rand(16, 1).astype("float32")
+{setup}
+model.compile(optimizer="sgd", loss={loss})
+model.fit(x, y, batch_size=16, epochs=1, verbose=0)
+"""
+
+
+def test_a_nan_in_the_data_given_to_fit_points_at_the_fit_call(run_script):
+    finding = _only(run_script(FIT.format(setup="x[5, 1] = np.nan", loss='"mse"')))
+    assert (finding.code, finding.line, finding._fields["variant"]) == ("GC204", 10, "data"), finding.message
+
+
+def test_a_loss_function_that_takes_a_log_of_a_negative_value_under_fit(run_script):
+    setup = textwrap.dedent(
+        """\
+        def log_error(y_true, y_pred):
+            return keras.ops.mean(keras.ops.log(y_pred - 100.0 - y_true))"""
+    )
+    finding = _only(run_script(FIT.format(setup=setup, loss="log_error")))
+    assert (finding.code, finding.line, finding._fields["variant"]) == ("GC204", 9, "log"), finding.message
+
+
+# -- controls: non-finite values the loss never sees ---------------------------------------
+MASK = """\
+import keras
+import numpy as np
+import tensorflow as tf
+
+proj = keras.layers.Dense(4)
+x = np.random.rand(2, 5, 4).astype("float32")
+mask = np.triu(np.full((5, 5), -np.inf, "float32"), k=1)
+
+
+{decorator}
+def train_step(x):
+    with tf.GradientTape() as tape:
+        h = proj(x)
+        attention = tf.nn.softmax(tf.matmul(h, h, transpose_b=True) + mask, axis=-1)
+        loss = tf.reduce_mean(tf.square(tf.matmul(attention, h))){extra}
+    return tape.gradient(loss, proj.trainable_variables)
+
+
+train_step(x)
+"""
+
+WHERE = """\
+import keras
+import numpy as np
+import tensorflow as tf
+
+model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(1)])
+x = np.random.rand(8, 4).astype("float32")
+totals = np.random.rand(8, 1).astype("float32")
+counts = np.array([[0.0], [2.0]] * 4, "float32")
+
+
+{decorator}
+def train_step(x, totals, counts):
+    with tf.GradientTape() as tape:
+        mean = tf.where(counts > 0, tf.math.divide(totals, counts), 0.0)  # inf where counts == 0
+        loss = tf.reduce_mean(tf.square(model(x) - mean))
+    return tape.gradient(loss, model.trainable_variables)
+
+
+train_step(x, totals, counts)
+"""
+
+UNREAD_COLUMN = """\
+import keras
+import numpy as np
+import tensorflow as tf
+
+model = keras.Sequential([keras.Input((3,)), keras.layers.Dense(1)])
+table = np.random.rand(8, 4).astype("float32")
+table[:, 3] = np.nan  # a column the model never reads
+
+
+{decorator}
+def train_step(table):
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_mean(tf.square(model(table[:, :3]) - 1.0))
+    return tape.gradient(loss, model.trainable_variables)
+
+
+train_step(table)
+"""
+
+
+@DECORATORS
+@pytest.mark.parametrize("control", ["mask", "where", "unread-column"])
+def test_non_finite_values_the_loss_never_sees_are_not_reported(run_script, decorator, control):
+    source = {"mask": MASK.replace("{extra}", ""), "where": WHERE, "unread-column": UNREAD_COLUMN}[control]
+    result = run_script(source.format(decorator=decorator))
+    assert result.error is None, result.error
+    assert result.steps_checked >= 1
+    assert result.findings == [], [f"{f.line}: {f.code} {f.message}" for f in result.findings]
+
+
+@DECORATORS
+def test_a_mask_is_not_blamed_for_a_nan_made_elsewhere(run_script, decorator):
+    extra = " + tf.math.log(tf.reduce_min(h) - 10.0)"
+    finding = _only(run_script(MASK.replace("{extra}", extra).format(decorator=decorator)))
+    assert (finding.code, finding.line, finding._fields["variant"]) == ("GC204", 15, "log"), finding.message
+
+
+# -- tf_keras (Keras 2) -----------------------------------------------------------------------
+FIT_KERAS2 = """\
+import numpy as np
+import tensorflow as tf
+from tensorflow import keras
+
+model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(1)])
+x = np.random.rand(16, 4).astype("float32")
+y = np.random.rand(16, 1).astype("float32")
+{setup}
+model.compile(optimizer="sgd", loss={loss})
+model.fit(x, y, batch_size=16, epochs=1, verbose=0)
+"""
+LOG_ERROR_KERAS2 = """\
+def log_error(y_true, y_pred):
+    return tf.reduce_mean(tf.math.log(y_pred - 100.0 - y_true))"""
+
+
+@pytest.mark.keras2
+@pytest.mark.skipif(importlib.util.find_spec("tf_keras") is None, reason="tf_keras is not installed")
+@pytest.mark.parametrize(
+    ("setup", "loss", "line", "variant"),
+    [("x[5, 1] = np.nan", '"mse"', 10, "data"), (LOG_ERROR_KERAS2, "log_error", 9, "log")],
+    ids=["nan-in-data", "log-of-negative"],
+)
+def test_tf_keras_fit(tmp_path, setup, loss, line, variant):
+    from tests.conftest import run_cli
+
+    script = tmp_path / "train.py"
+    script.write_text(FIT_KERAS2.format(setup=setup, loss=loss), encoding="utf-8")
+    proc = run_cli(str(script), "--format", "json", env={"TF_USE_LEGACY_KERAS": "1"})
+    findings = [f for file in json.loads(proc.stdout)["files"] for f in file["findings"]]
+    assert [(f["code"], f["line"]) for f in findings] == [("GC204", line)], proc.stdout + proc.stderr
+    assert variant in json.dumps(findings[0])
+
+
+MIXED_FIT = """\
+import keras
+import numpy as np
+
+keras.mixed_precision.set_global_policy("mixed_float16")
+model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(8, kernel_initializer="ones"), keras.layers.Dense(1)])
+x = np.full((16, 4), 3e4, "float32")
+y = np.zeros((16, 1), "float32")
+model.compile(optimizer="sgd", loss="mse")
+model.fit(x, y, batch_size=16, epochs=1, verbose=0)
+"""
+
+
+def test_a_float16_overflow_under_mixed_precision_is_named_with_its_fix(tmp_path):
+    from tests.conftest import run_cli
+
+    script = tmp_path / "train.py"
+    script.write_text(MIXED_FIT, encoding="utf-8")
+    proc = run_cli(str(script), "--format", "json")
+    findings = [f for file in json.loads(proc.stdout)["files"] for f in file["findings"]]
+    assert [(f["code"], f["line"]) for f in findings] == [("GC204", 5)], proc.stdout + proc.stderr
+    assert "float16" in findings[0]["message"] and "float32" in findings[0]["fix"], findings[0]
+
+
+def test_assert_gradients_flow_fails_with_the_gc204_diagnosis():
+    import keras
+    import numpy as np
+    import tensorflow as tf
+
+    import gradcheck
+    from gradcheck.api import GradientFlowError
+
+    keras.backend.clear_session()
+    model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(1)])
+    model.compile(optimizer="sgd", loss="mse")
+    x, y = np.random.rand(8, 4).astype("float32"), np.random.rand(8, 1).astype("float32")
+    gradcheck.assert_gradients_flow(model, (x, y))  # a finite loss passes
+    x[2, 0] = np.nan
+    with pytest.raises(GradientFlowError, match="GC204 the batch already holds 1 NaN"):
+        gradcheck.assert_gradients_flow(model, (x, y))
+
+    @tf.function
+    def step(x):
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_mean(tf.sqrt(model(x) - 10.0))
+        return tape.gradient(loss, model.trainable_variables)
+
+    with pytest.raises(GradientFlowError, match=r"GC204 .* square root of a negative value"):
+        gradcheck.assert_gradients_flow(step, np.random.rand(8, 4).astype("float32"))
+
+
+LATER = """\
+import keras
+import numpy as np
+import tensorflow as tf
+
+keras.utils.set_random_seed(0)
+model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(1)])
+x = np.random.rand(8, 4).astype("float32")
+
+
+{decorator}
+def train_step(x, step):
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_mean(tf.math.log(tf.abs(model(x)) + 1.0 - step))
+    return tape.gradient(loss, model.trainable_variables)
+
+
+for step in range(4):
+    train_step(x, tf.constant(float(step)))
+"""
+
+
+@DECORATORS
+def test_a_loss_that_goes_non_finite_at_a_later_step_is_diagnosed_within_the_steps_checked(run_script, decorator):
+    source = LATER.format(decorator=decorator)
+    assert run_script(source).findings == []  # the first step's loss is finite
+    finding = _only(run_script(source, steps=3))
+    assert (finding.code, finding.line, finding._fields["variant"]) == ("GC204", 13, "log"), finding.message
+
+
+DISTRIBUTED_FIT = """\
+import numpy as np
+import tensorflow as tf
+
+cpu = tf.config.list_physical_devices("CPU")[0]
+tf.config.set_logical_device_configuration(cpu, [tf.config.LogicalDeviceConfiguration()] * 2)
+strategy = tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"])
+import keras
+
+with strategy.scope():
+    model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(1)])
+    model.compile(optimizer="sgd", loss="mse")
+x = np.random.rand(16, 4).astype("float32")
+y = np.random.rand(16, 1).astype("float32")
+x[3, 1] = np.nan
+model.fit(x, y, batch_size=16, epochs=1, verbose=0)
+"""
+
+
+def test_a_nan_in_the_data_of_a_distributed_fit_is_one_finding_at_the_fit_call(tmp_path):
+    from tests.conftest import run_cli
+
+    script = tmp_path / "train.py"
+    script.write_text(DISTRIBUTED_FIT, encoding="utf-8")
+    proc = run_cli(str(script), "--format", "json")
+    findings = [f for file in json.loads(proc.stdout)["files"] for f in file["findings"]]
+    assert [(f["code"], f["line"]) for f in findings] == [("GC204", 15)], proc.stdout + proc.stderr
+
+
+def test_watch_reports_an_eager_loss_that_turns_nan_at_a_later_step():
+    import keras
+    import numpy as np
+    import tensorflow as tf
+
+    import gradcheck
+
+    keras.backend.clear_session()
+    keras.utils.set_random_seed(0)
+    model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(1)])
+    x = np.random.rand(8, 4).astype("float32")
+    with gradcheck.watch() as report:
+        for step in range(5):  # finite at steps 0 and 1, NaN from step 2 on
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_mean(tf.math.log(tf.abs(model(x)) + 1.0 - step))
+            tape.gradient(loss, model.trainable_variables)
+    assert [(f.code, f._fields["variant"]) for f in report.findings] == [("GC204", "log")], report.to_text()
+    assert "log of a negative value" in report.findings[0].message
