@@ -62,13 +62,13 @@ class Config:
         on top; these (the working directory's) when there is none, or it is this one."""
         try:
             directory = Path(path).resolve().parent
-        except (OSError, RuntimeError):  # a symlink loop: the caller says why it is skipped
+            found = self._projects.get(directory, ...)
+            if found is ...:
+                pyproject = find_pyproject(directory)
+                found = None if pyproject is None or pyproject == self.path else pyproject
+                self._projects[directory] = found
+        except (OSError, RuntimeError):  # a symlink loop, a name too long: the caller says why it is skipped
             return self
-        found = self._projects.get(directory, ...)
-        if found is ...:
-            pyproject = find_pyproject(directory)
-            found = None if pyproject is None or pyproject == self.path else pyproject
-            self._projects[directory] = found
         if found is None:
             return self
         project = self._projects.get(found)
