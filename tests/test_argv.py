@@ -53,7 +53,8 @@ def test_without_them_the_reason_says_how_to_pass_them(tmp_path):
     script.write_text(ARGPARSE_SCRIPT)
     (record,) = json.loads(run_cli("--format", "json", str(script)).stdout)["files"]
     assert record["error"]["code"] == "GC901"
-    assert "pass them after `--` (`gradcheck train.py -- --epochs 1`)" in record["error"]["message"]
+    # the hint names the script's own required flags
+    assert "pass them after `--` (`gradcheck train.py -- --epochs EPOCHS --data DATA`)" in record["error"]["message"]
 
 
 WARM_UP = textwrap.dedent(

@@ -57,7 +57,8 @@ def _blocks(language: str) -> list[tuple[Path, str]]:
 def _commands() -> list[tuple[str, str]]:
     out = []
     for path, block in _blocks("sh"):
-        for line in block.splitlines():
+        # a line ending in a backslash goes on on the next one, as in the shell
+        for line in re.sub(r"\\\n\s*", " ", block).splitlines():
             command = re.split(r"\s{2,}#", line)[0].strip()
             if command and not command.startswith("#"):
                 out.append((str(path.relative_to(ROOT)), command))
@@ -128,6 +129,31 @@ def build():
     return model, (np.random.rand(8, 4).astype("float32"), np.random.rand(8, 2).astype("float32"))
 """
 
+PKG_MODEL = """\
+import keras
+
+
+def build():
+    return keras.Sequential([keras.Input((4,)), keras.layers.Dense(2)])
+"""
+
+PKG_TRAIN = """\
+import argparse
+
+import tensorflow as tf
+
+from .model import build
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--epochs", type=int, required=True)
+args = parser.parse_args()
+model = build()
+for _ in range(args.epochs):
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_mean(tf.round(model(tf.ones((2, 4)))))
+    tape.gradient(loss, model.trainable_variables)
+"""
+
 NEEDS_ARGS = """\
 import argparse
 
@@ -186,6 +212,11 @@ def project(tmp_path_factory) -> Path:
     (root / "scripts").mkdir()
     (root / "scripts" / "train_dqn.py").write_text((ROOT / "examples" / "dqn_broken.py").read_text())
     (root / "data").mkdir()
+    # a package whose training module has a relative import: `gradcheck -m pkg.train`
+    (root / "pkg").mkdir()
+    (root / "pkg" / "__init__.py").write_text("")
+    (root / "pkg" / "model.py").write_text(PKG_MODEL)
+    (root / "pkg" / "train.py").write_text(PKG_TRAIN)
     nbformat = pytest.importorskip("nbformat")
     notebook = nbformat.v4.new_notebook()
     notebook.cells = [
@@ -206,6 +237,9 @@ def _run_in(project: Path, command: str, stdin: str | None = None) -> subprocess
     env = dict(os.environ, PATH=f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}", TF_CPP_MIN_LOG_LEVEL="2")
     env["PYTHONPATH"] = str(ROOT)
     env["COLUMNS"] = "80"  # pytest's rules and truncated summary lines, as in an 80-column terminal
+    # pytest-asyncio (installed for the language server's tests) warns in a project that does not configure it;
+    # the docs show a user's project, which has no such plugin
+    env["PYTEST_ADDOPTS"] = "-p no:asyncio"
     for name in ("CI", "BUILD_NUMBER"):  # on CI, pytest does not truncate summary lines: show a user's terminal
         env.pop(name, None)
     return subprocess.run(
