@@ -155,6 +155,27 @@ VALID["split-halves-of-one-output-one-cut"] = _UNPACKED.format(deco="", edit="pa
     "z_mean, z_log_var = tf.split(self.encoder(data), 2, axis=-1)\n            z_mean = tf.stop_gradient(z_mean)",
 )
 
+# --- an index computed on the host from the value it picks from (a saliency map) -----------
+
+_SALIENCY = """\
+import numpy as np
+import keras
+import tensorflow as tf
+
+model = keras.Sequential([keras.Input((8,)), keras.layers.Dense(4)])
+images = tf.random.normal((1, 8))
+with tf.GradientTape() as tape:
+    tape.watch(images)
+    pred = model(images)
+    {edit}
+    class_idxs_sorted = np.argsort(pred.numpy().flatten())[::-1]
+    loss = pred[0][class_idxs_sorted[0]]
+grads = tape.gradient(loss, images)
+"""
+# the host index is no gradient path: only the real cut is named, not the .numpy() too
+INVALID["host-index-beside-a-cut"] = _SALIENCY.format(edit="pred = tf.round(pred)  # expect: GC102")
+VALID["host-index-of-the-live-prediction"] = _SALIENCY.format(edit="pass")
+
 # --- the tape's own controls -----------------------------------------------------------------
 
 _BLIND_TAPE = """\

@@ -591,9 +591,14 @@ class Interpreter(Resolver, Calls, Models):
         # An element or slice keeps its base's flow. An index is an integer: joining its flow
         # only brings the cuts of whatever computed it (``returns[tf.argmax(q)]`` depends on
         # q through argmax), or keeps a path live where this analysis lost track of its type.
+        # An origin the indexed value carries too is cut where that value is, not by what
+        # computed the index: an index is never a gradient path (``pred[idx]`` with ``idx``
+        # from ``np.argsort(pred.numpy())`` is cut where ``pred`` is, if it is).
         if base.container:
             element = base.iterate()
-            flow = merge_flows((element.flow, position.flow)) if position.flow else element.flow
+            flow = (
+                merge_flows((element.flow, _only_new(position.flow, element.flow))) if position.flow else element.flow
+            )
             return Value(
                 flow=flow,
                 models=element.models,
@@ -603,7 +608,7 @@ class Interpreter(Resolver, Calls, Models):
                 dtype=element.dtype,
                 tensor=element.tensor,
             )
-        flow = merge_flows((base.flow, position.flow)) if position.flow else base.flow
+        flow = merge_flows((base.flow, _only_new(position.flow, base.flow))) if position.flow else base.flow
         if base.tensor or isinstance(index, ast.Tuple) or (isinstance(index, ast.Constant) and index.value is ...):
             # ``preds[:, i]``: a slice of a tensor (no list takes a tuple) is an op, which the
             # tape records only while recording (``tape.gradient(preds[:, i], x)`` after it)
@@ -928,3 +933,14 @@ def _within(node: ast.AST, outer: ast.AST) -> bool:
     start = (outer.lineno, outer.col_offset)
     end = (outer.end_lineno or outer.lineno, outer.end_col_offset or 0)
     return start <= (node.lineno, node.col_offset) and (node.end_lineno or node.lineno, node.end_col_offset or 0) <= end
+
+
+def _only_new(index: Flow, indexed: Flow) -> Flow:
+    """What an index adds to the value it picks from: the origins that value does not carry,
+    or carries only through moot cuts (a tape that had not started yet, which the index's
+    own cut is then the cause of)."""
+    return {
+        origin: cuts
+        for origin, cuts in index.items()
+        if origin not in indexed or (indexed[origin] and all(site.moot for site in indexed[origin]))
+    }
