@@ -184,6 +184,18 @@ def _explain(flow: Flow, p: int, value, text) -> Origin:
         elif upstream & _PROBABILITIES and not negative:
             variant = "log-prob"
         return Origin(variant, what, p)
+    if kind in _LOGS | _SQRTS and x is None and out is not None and _floating(out):
+        # the argument was not kept (a batch an iterator made outside the tape): the result
+        # says which (NaN: below the domain; -inf: at its edge)
+        name = "log" if kind in _LOGS else "square root"
+        edge = "-1" if kind == "Log1p" else "0"
+        below = np.isnan(out).any()
+        what = (
+            f"of a negative value ({int(np.isnan(out).sum())} of {out.size} results are NaN)" if below else f"of {edge}"
+        )
+        if kind == "Rsqrt" and not below:
+            return Origin("div", f"{call} is the reciprocal square root of 0", p)
+        return Origin("log" if kind in _LOGS else "sqrt", f"{call} takes the {name} {what}", p)
     if kind in _SQRTS and x is not None:
         negative = int((x < 0).sum())
         if negative:
