@@ -595,3 +595,31 @@ def test_install_reports_a_nan_batch_of_a_distributed_fit_once(tmp_path):
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert proc.stdout.count(" GC204 ") == 1, proc.stdout
     assert "train.py:22:1: GC204 the batch already holds 1 NaN" in proc.stdout, proc.stdout
+
+
+NAN_LITERAL = """\
+import keras
+import numpy as np
+import tensorflow as tf
+
+model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(1)])
+x = np.random.rand(8, 4).astype("float32")
+
+
+{decorator}
+def train_step(x):
+    with tf.GradientTape() as tape:
+        x = tf.concat([x[:1] * float("nan"), x[1:]], axis=0)
+        loss = tf.reduce_mean(tf.square(model(x)))
+    return tape.gradient(loss, model.trainable_variables)
+
+
+train_step(x)
+"""
+
+
+@DECORATORS
+def test_a_nan_written_into_the_batch_inside_the_step_is_reported_at_that_line(run_script, decorator):
+    """In a traced step too: the NaN is a constant of the step's graph, not data fed to it."""
+    finding = _only(run_script(NAN_LITERAL.format(decorator=decorator)))
+    assert (finding.code, finding.line, finding._fields["variant"]) == ("GC204", 12, "data"), finding.message

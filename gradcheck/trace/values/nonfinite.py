@@ -300,6 +300,12 @@ def _entry_location(checked: Checked, origin: Origin, entry=None):
             if frame is not None:
                 return ctx.frame_location(frame)
         return None
+    # a literal written in the traced step itself (``x * float("nan")``): its own line
+    producer = ctx.flow.producer.get(origin.key)
+    if producer is not None and ctx.flow.ops[producer].type == "Const":
+        location = ctx.op_location(producer)
+        if location is not None:
+            return location
     return entry
 
 
