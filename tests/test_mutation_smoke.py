@@ -458,3 +458,17 @@ def test_smoke_run_later_training(smoke_run_later):
     # gradcheck checks the second training's first step and explains it.
     assert v["found"] and v["all"], mut["gradcheck"]
     assert s["phases"][">=2"] == {"valid": 1, "found": 1, "code": 1, "line": 1, "all": 1, "cannot_check": 0}
+
+
+def test_a_loss_that_turns_non_finite_is_the_truth_of_a_gc204_mutant():
+    """The probe records whether each gradient call's loss is finite; a mutant whose loss
+    is NaN where the original's was finite is valid for a ``nonfinite-loss`` operator, and a
+    twin that does so is not benign."""
+    sources = [{"name": "dense/kernel", "status": "nonfinite", "norm": float("nan")}]
+    original = {"records": [{"line": 9, "sources": [{**sources[0], "status": "ok", "norm": 1.0}], "loss": "ok"}]}
+    mutant = {"records": [{"line": 9, "sources": sources, "loss": "nonfinite"}]}
+    diff = score.compare(original, mutant)
+    assert diff["loss_nonfinite"] and score.classify("nonfinite-loss", False, diff) == "valid"
+    assert not score.twin_ok(diff)
+    finite = score.compare(original, {"records": [{**mutant["records"][0], "loss": "ok"}]})
+    assert not finite["loss_nonfinite"] and score.classify("nonfinite-loss", False, finite) == "no-effect"
