@@ -623,3 +623,37 @@ def test_a_nan_written_into_the_batch_inside_the_step_is_reported_at_that_line(r
     """In a traced step too: the NaN is a constant of the step's graph, not data fed to it."""
     finding = _only(run_script(NAN_LITERAL.format(decorator=decorator)))
     assert (finding.code, finding.line, finding._fields["variant"]) == ("GC204", 12, "data"), finding.message
+
+
+LATER_FIT_KERAS2 = """\
+import numpy as np
+from tensorflow import keras
+
+model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(1)])
+x = np.random.rand(64, 4).astype("float32")
+y = np.random.rand(64, 1).astype("float32")
+x[40, 1] = np.nan  # in the third batch of 16
+model.compile(optimizer="sgd", loss="mse")
+history = model.fit(x, y, batch_size=16, epochs=2, shuffle=False, verbose=0)
+"""
+
+
+@pytest.mark.keras2
+@pytest.mark.skipif(importlib.util.find_spec("tf_keras") is None, reason="tf_keras is not installed")
+def test_install_reports_a_nan_batch_of_a_tf_keras_fit_at_a_later_step(tmp_path):
+    """tf_keras reads the batch from its iterator inside the traced step: data, at the fit call."""
+    import io
+
+    import gradcheck
+
+    path = tmp_path / "train.py"
+    path.write_text(LATER_FIT_KERAS2, encoding="utf-8")
+    out = io.StringIO()
+    gradcheck.install(stream=out)
+    try:
+        exec(compile(path.read_text(encoding="utf-8"), str(path), "exec"), {"__name__": "train"})
+    finally:
+        gradcheck.uninstall()
+    text = out.getvalue()
+    assert text.count(" GC204 ") == 1, text
+    assert "train.py:9:" in text and "the batch already holds 1 NaN" in text, text

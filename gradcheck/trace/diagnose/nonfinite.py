@@ -29,6 +29,11 @@ _SOFTMAX = frozenset({"Softmax", "LogSoftmax"})
 #: Ops a probability comes out of, and those a log's argument may pass on the way.
 _PROBABILITIES = frozenset({"Softmax", "Sigmoid"})
 _ON_THE_WAY = frozenset({"Identity", "Cast", "Reshape", "Maximum", "Minimum", "ClipByValue", "GatherV2", "Select"})
+#: Ops that hand the step its batch (a ``tf.data`` iterator inside the traced step): what
+#: they output entered as data, whatever their resource input holds.
+_DATA_SOURCES = frozenset(
+    {"IteratorGetNext", "IteratorGetNextSync", "OptionalGetValue", "MultiDeviceIteratorGetNextFromShard"}
+)
 _ARITHMETIC = frozenset({"AddV2", "Add", "Sub", "Mul", "Square", "Neg", "RealDiv", "Identity", "Cast", "Reshape"})
 
 
@@ -78,6 +83,9 @@ def find_origin(
             continue
         op = flow.ops[p]
         path_ops.add(p)
+        if op.type in _DATA_SOURCES:
+            origins.append((-1, k))
+            continue
         ins = [i for i in dict.fromkeys(op.inputs) if not isinstance(i, WriteKey) and i not in flow.resources]
         bad = [i for i in ins if nonfinite(value(i))]
         if op.type in ("Select", "SelectV2"):
