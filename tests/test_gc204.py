@@ -657,3 +657,39 @@ def test_install_reports_a_nan_batch_of_a_tf_keras_fit_at_a_later_step(tmp_path)
     text = out.getvalue()
     assert text.count(" GC204 ") == 1, text
     assert "train.py:9:" in text and "the batch already holds 1 NaN" in text, text
+
+
+IPYTHON_LATER_NAN = """\
+from IPython.testing.globalipapp import start_ipython
+from IPython.utils.capture import capture_output
+
+ip = start_ipython()
+ip.run_cell("%load_ext gradcheck", store_history=True)
+ip.run_cell(
+    "import keras, numpy as np, tensorflow as tf\\n"
+    "model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(1)])\\n"
+    "x = np.random.rand(8, 4).astype('float32')\\n"
+    "@tf.function\\n"
+    "def step(x, shift):\\n"
+    "    with tf.GradientTape() as tape:\\n"
+    "        loss = tf.reduce_mean(tf.math.log(tf.abs(model(x)) + 1.0 - shift))\\n"
+    "    return tape.gradient(loss, model.trainable_variables)\\n",
+    store_history=True,
+)
+shown = []
+for shift in (0.0, 0.5, 3.0, 4.0):  # one cell per step: finite, finite, NaN, NaN
+    with capture_output() as out:
+        result = ip.run_cell(f"grads = step(x, tf.constant({shift}))", store_history=True)
+    assert result.error_in_exec is None, result.error_in_exec
+    shown.append([o.data["text/plain"] for o in out.outputs])
+import json, sys
+json.dump({"shown": shown}, sys.stdout)
+"""
+
+
+def test_load_ext_shows_a_traced_loss_that_turns_nan_under_the_cell_that_ran_it():
+    from tests.test_notebook import _ipython_session
+
+    shown = _ipython_session(IPYTHON_LATER_NAN)["shown"]
+    assert [len(cell) for cell in shown] == [0, 0, 1, 0], shown
+    assert "GC204" in shown[2][0] and "log of a negative value" in shown[2][0], shown
