@@ -400,3 +400,296 @@ def test_watch_reports_an_eager_loss_that_turns_nan_at_a_later_step():
             tape.gradient(loss, model.trainable_variables)
     assert [(f.code, f._fields["variant"]) for f in report.findings] == [("GC204", "log")], report.to_text()
     assert "log of a negative value" in report.findings[0].message
+
+
+# -- sessions that stay on: install() / watch() catch a loss that turns non-finite later ---
+LOSS_SCALE = """\
+import keras
+import numpy as np
+import tensorflow as tf
+
+model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(1, kernel_initializer="ones")])
+x = np.ones((8, 4), "float32")
+# a loss scale too high for the loss: the scaled loss overflows, the optimizer skips the step
+# and halves the scale (how dynamic loss scaling finds its scale)
+optimizer = keras.optimizers.LossScaleOptimizer(keras.optimizers.SGD(0.01), initial_scale=2.0**127)
+
+
+{decorator}
+def train_step(x):
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_mean(tf.square(model(x)))  # 16, finite; scaled: inf
+        scaled = optimizer.scale_loss(loss)
+    grads = tape.gradient(scaled, model.trainable_variables)
+    optimizer.apply(grads, model.trainable_variables)
+
+
+train_step(x)
+"""
+
+CONTROLS = {
+    "mask": MASK.replace("{extra}", ""),
+    "where": WHERE,
+    "unread-column": UNREAD_COLUMN,
+    "loss-scale-overflow": LOSS_SCALE,
+}
+
+
+@DECORATORS
+def test_a_scaled_loss_that_overflows_is_the_loss_scale_optimizers_business(run_script, decorator):
+    result = run_script(LOSS_SCALE.format(decorator=decorator))
+    assert result.error is None, result.error
+    assert result.steps_checked >= 1
+    assert result.findings == [], [f"{f.line}: {f.code} {f.message}" for f in result.findings]
+
+
+@DECORATORS
+@pytest.mark.parametrize("control", sorted(CONTROLS))
+def test_watch_is_silent_on_non_finite_values_the_loss_never_sees(tmp_path, decorator, control):
+    """Each control's step run four times under ``watch()`` (the guard on every step)."""
+    import keras
+
+    import gradcheck
+
+    keras.backend.clear_session()
+    source = CONTROLS[control].format(decorator=decorator)
+    last = source.rstrip().splitlines()[-1]  # the step's call
+    path = tmp_path / "control.py"
+    path.write_text(source + "\n".join([last] * 3) + "\n", encoding="utf-8")
+    with gradcheck.watch() as report:
+        exec(compile(path.read_text(encoding="utf-8"), str(path), "exec"), {"__name__": "control"})
+    assert report.findings == [], report.to_text()
+    assert report.files[0].steps_checked >= 1
+
+
+def _graph_op_types(function, *args) -> set[str]:
+    graph = function.get_concrete_function(*args).graph
+    return {op.type for op in graph.get_operations()} | {
+        node.op for f in graph.as_graph_def().library.function for node in f.node_def
+    }
+
+
+def test_watch_reports_a_traced_loss_that_turns_nan_at_a_later_step_without_a_python_op():
+    """The traced step is guarded while watch() is on, with no Python op in its graph (a
+    Python op anywhere in a function's library slows every call); the first non-finite step
+    is diagnosed once, at the op and line, and training goes on as without gradcheck."""
+    import keras
+    import numpy as np
+    import tensorflow as tf
+
+    import gradcheck
+
+    keras.backend.clear_session()
+    keras.utils.set_random_seed(0)
+    model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(1)])
+    optimizer = keras.optimizers.SGD(0.0)
+    x = np.random.rand(8, 4).astype("float32")
+
+    @tf.function
+    def train_step(x, step):
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_mean(tf.math.log(tf.abs(model(x)) + 1.0 - step))
+        optimizer.apply_gradients(zip(tape.gradient(loss, model.trainable_variables), model.trainable_variables))
+        return loss
+
+    losses = []
+    with gradcheck.watch() as report:
+        for step in range(6):  # finite at steps 0 and 1, NaN from step 2 on
+            losses.append(float(train_step(x, tf.constant(float(step)))))
+        assert not {"EagerPyFunc", "PyFunc"} & _graph_op_types(train_step, x, tf.constant(0.0))
+    assert np.isfinite(losses[:2]).all() and np.isnan(losses[2:]).all()
+    found = [(f.code, f._fields["variant"], f.line) for f in report.findings]
+    line = train_step.python_function.__code__.co_firstlineno + 3
+    assert found == [("GC204", "log", line)], report.to_text()
+    assert "log of a negative value" in report.findings[0].message
+
+
+LATER_FIT = """\
+import keras
+import numpy as np
+
+keras.utils.set_random_seed(0)
+model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(1)])
+x = np.random.rand(64, 4).astype("float32")
+y = np.random.rand(64, 1).astype("float32") + 1.0
+y[40] = -1.0  # in the third batch of 16
+
+
+def log_error(y_true, y_pred):
+    return keras.ops.mean(keras.ops.square(keras.ops.log(y_true) - y_pred))
+
+
+model.compile(optimizer="sgd", loss=log_error, run_eagerly={eager})
+history = model.fit(x, y, batch_size=16, epochs=2, shuffle=False, verbose=0)
+"""
+
+
+@pytest.mark.parametrize("eager", [False, True], ids=["graph", "eager"])
+def test_install_reports_a_fit_loss_that_turns_nan_at_a_later_batch(tmp_path, eager):
+    import io
+
+    import keras
+    import numpy as np
+
+    import gradcheck
+
+    keras.backend.clear_session()
+    path = tmp_path / "train.py"
+    path.write_text(LATER_FIT.format(eager=eager), encoding="utf-8")
+    namespace = {"__name__": "train"}
+    out = io.StringIO()
+    gradcheck.install(stream=out)
+    try:
+        exec(compile(path.read_text(encoding="utf-8"), str(path), "exec"), namespace)
+    finally:
+        gradcheck.uninstall()
+    assert np.isnan(namespace["history"].history["loss"]).all()  # as without gradcheck
+    text = out.getvalue()
+    assert text.count(" GC204 ") == 1, text
+    assert "train.py:12:" in text and "log of a negative value" in text, text
+
+
+DISTRIBUTED_INSTALL = """\
+import io
+import sys
+
+import numpy as np
+import tensorflow as tf
+
+cpu = tf.config.list_physical_devices("CPU")[0]
+tf.config.set_logical_device_configuration(cpu, [tf.config.LogicalDeviceConfiguration()] * 2)
+strategy = tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"])
+import keras
+
+import gradcheck
+
+with strategy.scope():
+    model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(1)])
+    model.compile(optimizer="sgd", loss="mse")
+x = np.random.rand(64, 4).astype("float32")
+y = np.random.rand(64, 1).astype("float32")
+x[40, 1] = np.nan  # the third batch, one replica's half of it
+out = io.StringIO()
+gradcheck.install(stream=out)
+model.fit(x, y, batch_size=16, epochs=2, shuffle=False, verbose=0)
+gradcheck.uninstall()
+sys.stdout.write(out.getvalue())
+"""
+
+
+def test_install_reports_a_nan_batch_of_a_distributed_fit_once(tmp_path):
+    """One finding for the step, not one per replica, and none for the steps after it
+    (whose weights the NaN update made NaN)."""
+    import os
+    import subprocess
+    import sys
+
+    from tests.conftest import ROOT
+
+    script = tmp_path / "train.py"
+    script.write_text(DISTRIBUTED_INSTALL, encoding="utf-8")
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    proc = subprocess.run(
+        [sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=600, cwd=tmp_path
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert proc.stdout.count(" GC204 ") == 1, proc.stdout
+    assert "train.py:22:1: GC204 the batch already holds 1 NaN" in proc.stdout, proc.stdout
+
+
+NAN_LITERAL = """\
+import keras
+import numpy as np
+import tensorflow as tf
+
+model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(1)])
+x = np.random.rand(8, 4).astype("float32")
+
+
+{decorator}
+def train_step(x):
+    with tf.GradientTape() as tape:
+        x = tf.concat([x[:1] * float("nan"), x[1:]], axis=0)
+        loss = tf.reduce_mean(tf.square(model(x)))
+    return tape.gradient(loss, model.trainable_variables)
+
+
+train_step(x)
+"""
+
+
+@DECORATORS
+def test_a_nan_written_into_the_batch_inside_the_step_is_reported_at_that_line(run_script, decorator):
+    """In a traced step too: the NaN is a constant of the step's graph, not data fed to it."""
+    finding = _only(run_script(NAN_LITERAL.format(decorator=decorator)))
+    assert (finding.code, finding.line, finding._fields["variant"]) == ("GC204", 12, "data"), finding.message
+
+
+LATER_FIT_KERAS2 = """\
+import numpy as np
+from tensorflow import keras
+
+model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(1)])
+x = np.random.rand(64, 4).astype("float32")
+y = np.random.rand(64, 1).astype("float32")
+x[40, 1] = np.nan  # in the third batch of 16
+model.compile(optimizer="sgd", loss="mse")
+history = model.fit(x, y, batch_size=16, epochs=2, shuffle=False, verbose=0)
+"""
+
+
+@pytest.mark.keras2
+@pytest.mark.skipif(importlib.util.find_spec("tf_keras") is None, reason="tf_keras is not installed")
+def test_install_reports_a_nan_batch_of_a_tf_keras_fit_at_a_later_step(tmp_path):
+    """tf_keras reads the batch from its iterator inside the traced step: data, at the fit call."""
+    import io
+
+    import gradcheck
+
+    path = tmp_path / "train.py"
+    path.write_text(LATER_FIT_KERAS2, encoding="utf-8")
+    out = io.StringIO()
+    gradcheck.install(stream=out)
+    try:
+        exec(compile(path.read_text(encoding="utf-8"), str(path), "exec"), {"__name__": "train"})
+    finally:
+        gradcheck.uninstall()
+    text = out.getvalue()
+    assert text.count(" GC204 ") == 1, text
+    assert "train.py:9:" in text and "the batch already holds 1 NaN" in text, text
+
+
+IPYTHON_LATER_NAN = """\
+from IPython.testing.globalipapp import start_ipython
+from IPython.utils.capture import capture_output
+
+ip = start_ipython()
+ip.run_cell("%load_ext gradcheck", store_history=True)
+ip.run_cell(
+    "import keras, numpy as np, tensorflow as tf\\n"
+    "model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(1)])\\n"
+    "x = np.random.rand(8, 4).astype('float32')\\n"
+    "@tf.function\\n"
+    "def step(x, shift):\\n"
+    "    with tf.GradientTape() as tape:\\n"
+    "        loss = tf.reduce_mean(tf.math.log(tf.abs(model(x)) + 1.0 - shift))\\n"
+    "    return tape.gradient(loss, model.trainable_variables)\\n",
+    store_history=True,
+)
+shown = []
+for shift in (0.0, 0.5, 3.0, 4.0):  # one cell per step: finite, finite, NaN, NaN
+    with capture_output() as out:
+        result = ip.run_cell(f"grads = step(x, tf.constant({shift}))", store_history=True)
+    assert result.error_in_exec is None, result.error_in_exec
+    shown.append([o.data["text/plain"] for o in out.outputs])
+import json, sys
+json.dump({"shown": shown}, sys.stdout)
+"""
+
+
+def test_load_ext_shows_a_traced_loss_that_turns_nan_under_the_cell_that_ran_it():
+    from tests.test_notebook import _ipython_session
+
+    shown = _ipython_session(IPYTHON_LATER_NAN)["shown"]
+    assert [len(cell) for cell in shown] == [0, 0, 1, 0], shown
+    assert "GC204" in shown[2][0] and "log of a negative value" in shown[2][0], shown

@@ -84,6 +84,10 @@ EXPECTED = {
     "sigmoid_saturate": (1, "y = tf.sigmoid(y * 1e4)"),
     "dead_relu_head": (1, "y = tf.nn.relu(y - 1e4)"),
     "clip_softmax": (1, "tf.clip_by_value(tf.nn.softmax(y * 1e4"),
+    # issue 38: a non-finite loss (GC204), each module's docstring cites its report
+    "remove_log_epsilon": (1, "tf.math.log(z)"),
+    "std_normalise": (1, "tf.math.reduce_std(y, axis=-1, keepdims=True)"),
+    "nan_in_batch": (1, 'x = tf.concat([x[:1] * float("nan"), x[1:]], axis=0)'),
 }
 
 #: the operators of issue 36, each taken from a public report that its docstring cites
@@ -106,7 +110,7 @@ def test_every_operator_is_listed():
     assert len(OPERATORS) >= 15
     for op in OPERATORS.values():
         assert op.codes and all(c.startswith("GC") for c in op.codes)
-        assert op.effect in {"starve", "zero", "nonfinite", "change"}
+        assert op.effect in {"starve", "zero", "nonfinite", "nonfinite-loss", "change"}
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
@@ -156,7 +160,7 @@ def test_twin_shapes():
         assert twin.source.splitlines()[twin.lines[0] - 1].strip() == text, name
 
 
-@pytest.mark.parametrize("name", REPORTED)
+@pytest.mark.parametrize("name", [*REPORTED, "remove_log_epsilon", "std_normalise", "nan_in_batch"])
 def test_reported_operator_cites_its_report(name):
     """Issue 36: a new operator is a shape users really write, and says where they wrote it."""
     doc = sys.modules[type(OPERATORS[name]).__module__].__doc__ or ""
@@ -454,3 +458,17 @@ def test_smoke_run_later_training(smoke_run_later):
     # gradcheck checks the second training's first step and explains it.
     assert v["found"] and v["all"], mut["gradcheck"]
     assert s["phases"][">=2"] == {"valid": 1, "found": 1, "code": 1, "line": 1, "all": 1, "cannot_check": 0}
+
+
+def test_a_loss_that_turns_non_finite_is_the_truth_of_a_gc204_mutant():
+    """The probe records whether each gradient call's loss is finite; a mutant whose loss
+    is NaN where the original's was finite is valid for a ``nonfinite-loss`` operator, and a
+    twin that does so is not benign."""
+    sources = [{"name": "dense/kernel", "status": "nonfinite", "norm": float("nan")}]
+    original = {"records": [{"line": 9, "sources": [{**sources[0], "status": "ok", "norm": 1.0}], "loss": "ok"}]}
+    mutant = {"records": [{"line": 9, "sources": sources, "loss": "nonfinite"}]}
+    diff = score.compare(original, mutant)
+    assert diff["loss_nonfinite"] and score.classify("nonfinite-loss", False, diff) == "valid"
+    assert not score.twin_ok(diff)
+    finite = score.compare(original, {"records": [{**mutant["records"][0], "loss": "ok"}]})
+    assert not finite["loss_nonfinite"] and score.classify("nonfinite-loss", False, finite) == "no-effect"

@@ -54,10 +54,13 @@ def compare(orig: dict[str, Any], mut: dict[str, Any]) -> dict[str, Any]:
         b = b + _traced_after(a[len(b) :], b, mut)
     starved: list[str] = []
     nonfinite: list[str] = []
+    loss_nonfinite = False  # a record whose loss is NaN/Inf where the original's was finite
     changed = False
     first: int | None = None  # index of the first record that changed
     for i, (ra, rb) in enumerate(zip(a, b, strict=False)):
-        was = (changed, len(starved), len(nonfinite))
+        was = (changed, len(starved), len(nonfinite), loss_nonfinite)
+        if rb.get("loss") == "nonfinite" and ra.get("loss") != "nonfinite":
+            loss_nonfinite = changed = True
         na, nb = [s["name"] for s in ra["sources"]], [s["name"] for s in rb["sources"]]
         if na == nb:  # same sources: align by position (raw tf.Variables often share a name)
             pairs = list(zip(rb["sources"], ra["sources"], strict=True))
@@ -77,7 +80,7 @@ def compare(orig: dict[str, Any], mut: dict[str, Any]) -> dict[str, Any]:
                 x, y = s["norm"], o["norm"]
                 if not (math.isfinite(x) and math.isfinite(y)) or abs(x - y) > 1e-4 * max(abs(x), abs(y)) + 1e-9:
                     changed = True
-        if first is None and (changed, len(starved), len(nonfinite)) != was:
+        if first is None and (changed, len(starved), len(nonfinite), loss_nonfinite) != was:
             first = i
     crashed = not b and mut.get("crash") is not None
     if phased and first is None and len(b) < len(a) and mut.get("crash") is not None:
@@ -93,6 +96,7 @@ def compare(orig: dict[str, Any], mut: dict[str, Any]) -> dict[str, Any]:
         "phase": (ref or {}).get("phase") if phased else None,
         "starved": sorted(set(starved)),
         "nonfinite": sorted(set(nonfinite)),
+        "loss_nonfinite": loss_nonfinite,
         "changed": changed or bool(starved) or bool(nonfinite),
         "crashed": crashed,
         "crash": mut.get("crash"),
@@ -119,6 +123,8 @@ def classify(effect: str, crash_ok: bool, diff: dict[str, Any]) -> str:
         return "valid" if diff["starved"] else "no-effect"
     if effect == "nonfinite":
         return "valid" if diff["nonfinite"] else "no-effect"
+    if effect == "nonfinite-loss":  # GC204: the loss itself NaN/Inf in the step TensorFlow ran
+        return "valid" if diff.get("loss_nonfinite") else "no-effect"
     return "valid"  # "change"
 
 
@@ -148,7 +154,7 @@ def stop_was_live(probe: dict[str, Any], lines: list[int]) -> bool:
 
 def twin_ok(diff: dict[str, Any]) -> bool:
     """A twin is good when TensorFlow shows no new None/zero/non-finite gradient and no crash."""
-    return not (diff["crashed"] or diff["starved"] or diff["nonfinite"])
+    return not (diff["crashed"] or diff["starved"] or diff["nonfinite"] or diff.get("loss_nonfinite"))
 
 
 def real_findings(gc: dict[str, Any]) -> list[dict[str, Any]]:

@@ -26,9 +26,14 @@ so and points at where the data entered the step (the `fit` call, or the line th
 tensor to the model), not at an op of the model.
 
 With `--steps N` the first step within the N whose loss is not finite is diagnosed (a loss
-that turns NaN after a few steps), and while `gradcheck.install()` or `watch()` is on, an
-eager step whose loss turns non-finite at any step; under a `tf.distribute` strategy it is one finding, not
-one per replica.
+that turns NaN after a few steps). While `gradcheck.install()`, `watch()` or
+`%load_ext gradcheck` is on, every step is guarded, eager or traced (`fit`, a
+`tf.function`), and the first step whose loss turns non-finite is diagnosed: a healthy step
+pays one `is_finite` reduction on the loss, and a traced step holds no Python op. Under a
+`tf.distribute` strategy it is one finding, not one per replica, and the steps after it,
+whose weights its update made NaN, are not reported again. Under dynamic loss scaling the
+guard looks at the loss before the `LossScaleOptimizer` scaled it: a scaled loss that
+overflows is how the optimizer finds its scale, and it skips that step.
 
 Not reported: non-finite values the loss does not see. A `-inf` attention mask before a
 softmax, an Inf in the branch of a `tf.where` that is not selected, a NaN in a column of the

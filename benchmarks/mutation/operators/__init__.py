@@ -19,18 +19,21 @@ from benchmarks.mutation.operators.drop_loss_term import DropLossTerm
 from benchmarks.mutation.operators.float_loss import FloatLoss
 from benchmarks.mutation.operators.floor_output import FloorOutput
 from benchmarks.mutation.operators.hoist_forward import HoistForward
+from benchmarks.mutation.operators.nan_in_batch import NanInBatch
 from benchmarks.mutation.operators.np_call import NpCall
 from benchmarks.mutation.operators.numpy_function import NumpyFunction
 from benchmarks.mutation.operators.numpy_method import NumpyMethod
 from benchmarks.mutation.operators.predict_in_tape import PredictInTape
 from benchmarks.mutation.operators.pseudo_label_target import PseudoLabelTarget
 from benchmarks.mutation.operators.remove_epsilon import RemoveEpsilon
+from benchmarks.mutation.operators.remove_log_epsilon import RemoveLogEpsilon
 from benchmarks.mutation.operators.remove_stop_gradient import RemoveStopGradient
 from benchmarks.mutation.operators.remove_watch import RemoveWatch
 from benchmarks.mutation.operators.round_output import RoundOutput
 from benchmarks.mutation.operators.sample_output import SampleOutput
 from benchmarks.mutation.operators.sigmoid_saturate import SigmoidSaturate
 from benchmarks.mutation.operators.sign_output import SignOutput
+from benchmarks.mutation.operators.std_normalise import StdNormalise
 from benchmarks.mutation.operators.stop_gradient_path import StopGradientPath
 from benchmarks.mutation.operators.tanh_saturate import TanhSaturate
 from benchmarks.mutation.operators.tf_function_call import TfFunctionCall
@@ -76,6 +79,10 @@ OPERATORS: dict[str, Operator] = {
         SigmoidSaturate(),
         DeadReluHead(),
         ClipSoftmax(),
+        # issue 38: a non-finite loss (GC204), each from a public report it cites
+        RemoveLogEpsilon(),
+        StdNormalise(),
+        NanInBatch(),
     )
 }
 

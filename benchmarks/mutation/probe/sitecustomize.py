@@ -81,7 +81,7 @@ def _status(norm: float, finite: bool) -> str:
     return "zero" if norm == 0.0 else "ok"
 
 
-def _record(key, line, names, stats, nones, graph=False) -> None:
+def _record(key, line, names, stats, nones, graph=False, loss_ok=None) -> None:
     """Store one executed gradient call; end the run when its site comes round again (with
     ``GCM_PROBE_PHASES``: go on, and count the repeat towards the next phase)."""
     with _LOCK:
@@ -104,6 +104,8 @@ def _record(key, line, names, stats, nones, graph=False) -> None:
                     norm, finite = next(it)
                     sources.append({"name": n, "status": _status(norm, finite), "norm": norm})
             rec = {"line": line, "sources": sources}
+            if loss_ok is not None:  # the target itself: a NaN/Inf loss is GC204's truth
+                rec["loss"] = "ok" if loss_ok else "nonfinite"
             if _PHASES:
                 rec["phase"] = _PHASE["phase"]
                 rec["graph"] = graph  # also in "traced" (score.compare reads what a crash cut off)
@@ -150,8 +152,9 @@ def _patch(tf) -> None:
             live = [g for g in flat if g is not None]
             with self.stop_recording() if self._recording else _null():
                 stats = [_stats(tf, g) for g in live]
+                loss_ok = _finite(tf, target)
             if tf.executing_eagerly():
-                _record(key, line, names, [(float(n), bool(f)) for n, f in stats], nones)
+                _record(key, line, names, [(float(n), bool(f)) for n, f in stats], nones, loss_ok=bool(loss_ok))
             else:
                 # What is known before the graph runs: which gradients are None.
                 with _LOCK:
@@ -167,10 +170,10 @@ def _patch(tf) -> None:
 
                 def _cb(*vals):
                     pairs = [(float(vals[2 * i].numpy()), bool(vals[2 * i + 1].numpy())) for i in range(len(live))]
-                    _record(key, line, names, pairs, nones, graph=True)
+                    _record(key, line, names, pairs, nones, graph=True, loss_ok=bool(vals[-1].numpy()))
                     return 0
 
-                flat_stats = [t for pair in stats for t in pair]
+                flat_stats = [t for pair in stats for t in pair] + [loss_ok]
                 tf.py_function(_cb, flat_stats, tf.int32)
         except Exception:  # noqa: BLE001 - the probe must never change the program's behaviour
             traceback.print_exc()
@@ -220,6 +223,14 @@ def _stats(tf, g):
         g = g.values
     g = tf.cast(g, tf.float64)
     return tf.reduce_sum(tf.abs(g)), tf.reduce_all(tf.math.is_finite(g))
+
+
+def _finite(tf, target):
+    """Whether every floating value of the gradient call's target (the loss) is finite."""
+    flags = [
+        tf.reduce_all(tf.math.is_finite(t)) for t in tf.nest.flatten(target) if tf.is_tensor(t) and t.dtype.is_floating
+    ]
+    return tf.reduce_all(tf.stack(flags)) if flags else tf.constant(True)
 
 
 def _excepthook(tp, value, tb) -> None:

@@ -29,6 +29,11 @@ _SOFTMAX = frozenset({"Softmax", "LogSoftmax"})
 #: Ops a probability comes out of, and those a log's argument may pass on the way.
 _PROBABILITIES = frozenset({"Softmax", "Sigmoid"})
 _ON_THE_WAY = frozenset({"Identity", "Cast", "Reshape", "Maximum", "Minimum", "ClipByValue", "GatherV2", "Select"})
+#: Ops that hand the step its batch (a ``tf.data`` iterator inside the traced step): what
+#: they output entered as data, whatever their resource input holds.
+_DATA_SOURCES = frozenset(
+    {"IteratorGetNext", "IteratorGetNextSync", "OptionalGetValue", "MultiDeviceIteratorGetNextFromShard"}
+)
 _ARITHMETIC = frozenset({"AddV2", "Add", "Sub", "Mul", "Square", "Neg", "RealDiv", "Identity", "Cast", "Reshape"})
 
 
@@ -78,6 +83,9 @@ def find_origin(
             continue
         op = flow.ops[p]
         path_ops.add(p)
+        if op.type in _DATA_SOURCES:
+            origins.append((-1, k))
+            continue
         ins = [i for i in dict.fromkeys(op.inputs) if not isinstance(i, WriteKey) and i not in flow.resources]
         bad = [i for i in ins if nonfinite(value(i))]
         if op.type in ("Select", "SelectV2"):
@@ -184,6 +192,18 @@ def _explain(flow: Flow, p: int, value, text) -> Origin:
         elif upstream & _PROBABILITIES and not negative:
             variant = "log-prob"
         return Origin(variant, what, p)
+    if kind in _LOGS | _SQRTS and x is None and out is not None and _floating(out):
+        # the argument was not kept (a batch an iterator made outside the tape): the result
+        # says which (NaN: below the domain; -inf: at its edge)
+        name = "log" if kind in _LOGS else "square root"
+        edge = "-1" if kind == "Log1p" else "0"
+        below = np.isnan(out).any()
+        what = (
+            f"of a negative value ({int(np.isnan(out).sum())} of {out.size} results are NaN)" if below else f"of {edge}"
+        )
+        if kind == "Rsqrt" and not below:
+            return Origin("div", f"{call} is the reciprocal square root of 0", p)
+        return Origin("log" if kind in _LOGS else "sqrt", f"{call} takes the {name} {what}", p)
     if kind in _SQRTS and x is not None:
         negative = int((x < 0).sum())
         if negative:

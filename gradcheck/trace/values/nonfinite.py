@@ -12,8 +12,11 @@ The value checks look at the first step of each eager call site; a later step of
 (``--steps N``, or any step while ``install()``/``watch()`` is on) gets the guard alone,
 and a diagnosis only when its loss is not finite.
 
-Not yet: a session that stays on (``install()``/``watch()``) is not guarded in traced steps
-(it would need the Python-free delivery of ``mailbox`` that GC202 uses).
+A session that stays on (``install()``/``watch()``) keeps Python out of a traced step's
+graph as GC202 does (``mailbox``): the branch taken on a non-finite loss stores the fed
+values in the check's box, and the host diagnoses them when it next looks. Under dynamic
+loss scaling the guard is on the unscaled loss: a scaled loss that overflows is how a
+``LossScaleOptimizer`` finds its scale (it skips that step).
 """
 
 from __future__ import annotations
@@ -31,8 +34,8 @@ from gradcheck.trace.record.call import GradientCall
 from gradcheck.trace.record.dataflow import WriteKey
 from gradcheck.trace.record.errors import internal_error
 from gradcheck.trace.record.registry import register
-from gradcheck.trace.values import recompute
-from gradcheck.trace.values.checked import Checked, checked_call
+from gradcheck.trace.values import mailbox, recompute
+from gradcheck.trace.values.checked import Checked, checked_call, unscaled_loss
 from gradcheck.trace.values.frontier.analysis import Analysis
 from gradcheck.trace.values.layers import blame_location
 
@@ -48,13 +51,20 @@ def check(call: GradientCall) -> list[Finding]:
     if checked is None:
         return []
     if checked.eager:
-        targets = _float_targets(checked)
+        targets = _guarded(call, _float_targets(checked))
         if loss_finite([np.asarray(t._numpy()) for t in targets]):
             return []
         return _findings(checked, _eager_values(checked))
-    if call.session.check_mode and not _in_xla(call.graph):
+    if not _in_xla(call.graph):
         _guard_graph(checked)
     return []
+
+
+def _guarded(call: GradientCall, targets: list) -> list:
+    """What the guard looks at: the loss before a LossScaleOptimizer scaled it, when the
+    target is a scaled loss (its overflow is the optimizer's business), else ``targets``."""
+    loss = unscaled_loss(call)
+    return targets if loss is None else [loss]
 
 
 def _later_step(call: GradientCall) -> Checked | None:
@@ -62,7 +72,7 @@ def _later_step(call: GradientCall) -> Checked | None:
     the value checks look at the first step of each call site, a loss may go NaN later."""
     if all(g is None for g in call.flat_grads):
         return None
-    targets = [t for t in call.flat_targets if _tf.is_tensor(t) and hasattr(t, "_numpy")]
+    targets = [t for t in _guarded(call, call.flat_targets) if _tf.is_tensor(t) and hasattr(t, "_numpy")]
     try:
         if loss_finite([np.asarray(t._numpy()) for t in targets]):
             return None
@@ -144,7 +154,8 @@ def _guard_graph(checked: Checked) -> None:
     tf = _tf.tf
     ctx = checked.ctx
     targets = [t for t in _float_targets(checked) if getattr(t, "graph", None) is ctx.graph]
-    if not targets:
+    guarded = [t for t in _guarded(checked.gradient_call, targets) if getattr(t, "graph", None) is ctx.graph]
+    if not targets or not guarded:
         return
     wanted = [(k, ctx.tensors.get(k)) for k in _cone_keys(checked)]
     wanted = [(k, t) for k, t in wanted if t is not None and getattr(t, "graph", None) is ctx.graph and _shippable(t)]
@@ -156,11 +167,21 @@ def _guard_graph(checked: Checked) -> None:
         fed_keys, fed = [k for k, _ in wanted], [t for _, t in wanted]
     probe = _Probe(checked, plan, fed_keys, [k for k, _ in wanted])
     probe.entry = _traced_call_location()  # now, while the frames that called the step are alive
-    finite = tf.reduce_all(tf.stack([tf.reduce_all(tf.math.is_finite(t)) for t in targets]))
+    # a session that stays on: no Python op in the step's graph (a check, or a step under
+    # tf.distribute, keeps the host callback, which reports during the step)
+    mail = mailbox.open_for(checked.session, probe.delivered)
+    finite = tf.reduce_all(tf.stack([tf.reduce_all(tf.math.is_finite(t)) for t in guarded]))
+
+    def store():
+        mail.store(fed)
+        return tf.constant(True)
 
     def diagnose():
-        tf.py_function(probe.receive, fed, [tf.int32])
-        return tf.constant(True)
+        if mail is None:
+            tf.py_function(probe.receive, fed, [tf.int32])
+            return tf.constant(True)
+        # a run that stays on goes on for many steps: only the first non-finite one is kept
+        return _unlowered(tf.cond(mail.armed(), store, lambda: tf.constant(False)))
 
     _unlowered(tf.cond(finite, lambda: tf.constant(False), diagnose))
 
@@ -192,6 +213,10 @@ class _Probe:
         self.fed_keys, self.wanted_keys = fed_keys, wanted_keys
         self.done = False
         self.entry = None
+
+    def delivered(self, _flag, *fed):
+        """The values a traced step stored in its ``mailbox``, handed over by the host."""
+        self.receive(*fed)
 
     def receive(self, *fed):
         if self.done:
@@ -251,9 +276,11 @@ _REPORTED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def _first_report(session, key) -> bool:
-    """Whether ``key`` (a place and a cause) is new in ``session``'s GC204 findings."""
+    """Whether ``key`` (a place and a cause) is new in ``session``'s GC204 findings. Weights
+    already non-finite after a reported non-finite step are that step's update (a session
+    that stays on, or another replica of a distributed step): not a finding of their own."""
     seen = _REPORTED.setdefault(session, set())
-    if key in seen:
+    if key in seen or (key[1] == "weights" and seen):
         return False
     seen.add(key)
     return True
@@ -273,6 +300,12 @@ def _entry_location(checked: Checked, origin: Origin, entry=None):
             if frame is not None:
                 return ctx.frame_location(frame)
         return None
+    # a literal written in the traced step itself (``x * float("nan")``): its own line
+    producer = ctx.flow.producer.get(origin.key)
+    if producer is not None and ctx.flow.ops[producer].type == "Const":
+        location = ctx.op_location(producer)
+        if location is not None:
+            return location
     return entry
 
 
