@@ -102,3 +102,73 @@ def test_tf_keras_fit_relu_held_at_zero(tmp_path, activation, expected):
     script = tmp_path / "train.py"
     script.write_text(RELU_FIT_KERAS2.format(activation=activation), encoding="utf-8")
     assert _cli_findings(script, ("TF_USE_LEGACY_KERAS", "1")) == expected
+
+
+# -- 2. a zero no value of an untrained model opens is the program's ---------------------
+# The warm-up's updates are skipped by the check, so the generator holds values the program
+# would not (``values.frozen``). An offset or a scale by a constant that no value within the
+# activations' own scale overcomes (``relu(h - 1e4)``, ``tanh(h * 1e6)``) is closed whatever
+# training made of them: reported. A threshold training could reach is withheld.
+WARMUP_THEN = """\
+import keras
+import numpy as np
+import tensorflow as tf
+
+keras.utils.set_random_seed(7)
+rng = np.random.default_rng(7)
+cond = rng.normal(size=(32, 4)).astype("float32")
+real = rng.normal(size=(32, 8)).astype("float32")
+generator = keras.Sequential([keras.Input((4,)), keras.layers.Dense(16, activation="relu"), keras.layers.Dense(8)])
+critic = keras.Sequential([keras.Input((8,)), keras.layers.Dense(1)])
+opt = keras.optimizers.Adam(1e-3)
+
+for step in range({warmup}):  # the warm-up: its skipped updates leave the generator untrained
+    with tf.GradientTape() as tape:
+        warm_loss = tf.reduce_mean(tf.square(generator(cond) - real))
+    grads = tape.gradient(warm_loss, generator.trainable_variables)
+    opt.apply_gradients(zip(grads, generator.trainable_variables))
+
+
+{decorator}
+def adversarial_step():
+    with tf.GradientTape() as tape:
+        fake = generator(cond)
+        fake = {bug}
+        loss = -tf.reduce_mean(critic(fake))
+    grads = tape.gradient(loss, generator.trainable_variables)
+    opt.apply_gradients(zip(grads, generator.trainable_variables))
+
+
+for step in range(3):
+    adversarial_step()
+"""
+
+
+@pytest.mark.parametrize(
+    ("bug", "variant"),
+    [("tf.nn.relu(fake - 1e4)", "dead-relu"), ("tf.tanh(fake * 1e6)", "saturated")],
+    ids=["relu-offset", "tanh-scale"],
+)
+@pytest.mark.parametrize("decorator", ["", "@tf.function"], ids=["eager", "function"])
+def test_a_constant_offset_or_scale_no_training_overcomes_is_reported_after_a_warm_up(
+    run_script, bug, variant, decorator
+):
+    result = run_script(WARMUP_THEN.format(warmup=3, decorator=decorator, bug=bug))
+    assert result.error is None, result.error
+    assert [(f.code, f.line, f.fields.get("variant")) for f in result.findings] == [("GC201", 24, variant)]
+
+
+@pytest.mark.parametrize(
+    "bug",
+    [
+        "tf.nn.relu(fake - 4.0 * tf.reduce_max(tf.abs(fake)))",  # an offset by the model's own values
+        "tf.tanh(fake * 20.0 / tf.reduce_mean(tf.abs(fake)))",  # a scale by them
+    ],
+    ids=["relu-own-offset", "tanh-own-scale"],
+)
+def test_a_zero_decided_by_the_untrained_values_themselves_is_withheld(run_script, bug):
+    """The offset and the scale come from the generator's own (untrained) values: moved
+    with them, nothing is known to stay closed, so the check does not claim it."""
+    result = run_script(WARMUP_THEN.format(warmup=3, decorator="", bug=bug))
+    assert result.error is None, result.error
+    assert result.findings == []
