@@ -172,3 +172,132 @@ def test_a_zero_decided_by_the_untrained_values_themselves_is_withheld(run_scrip
     result = run_script(WARMUP_THEN.format(warmup=3, decorator="", bug=bug))
     assert result.error is None, result.error
     assert result.findings == []
+
+
+# -- 3. a consistency / pseudo-label target: the sharpened side of the same network -------
+def _line(source: str, marker: str) -> int:
+    return next(n for n, text in enumerate(source.splitlines(), 1) if marker in text)
+
+
+CONSISTENCY = """\
+import keras
+import numpy as np
+import tensorflow as tf
+
+keras.utils.set_random_seed(0)
+net = keras.Sequential([keras.Input((4,)), keras.layers.Dense(8, activation="relu"), keras.layers.Dense(3)])
+x = np.random.rand(16, 4).astype("float32")
+labels = np.random.randint(0, 3, 16)
+
+
+{decorator}
+def step():
+    with tf.GradientTape() as tape:
+        logits = net(x)
+        noisy = net(x + 0.1)
+        supervised = tf.reduce_mean(keras.losses.sparse_categorical_crossentropy(labels, logits, from_logits=True))
+        probs = tf.nn.softmax(logits)
+        target = {target}  # the pseudo-label
+        consistency = tf.reduce_mean({compare})
+        loss = supervised + consistency
+    return tape.gradient(loss, net.trainable_variables)
+
+
+step()
+"""
+SQUARED = "tf.square(target - tf.nn.softmax(noisy))"
+CROSS_ENTROPY = "-tf.reduce_sum(target * tf.nn.log_softmax(noisy), axis=-1)"
+SHARPENED = {
+    "temperature": "tf.nn.softmax(logits / 0.4)",
+    "scaled-logits": "tf.nn.softmax(logits * 3.0)",
+    "mixmatch-power": "probs ** 2.0 / tf.reduce_sum(probs ** 2.0, axis=-1, keepdims=True)",
+}
+
+
+@pytest.mark.parametrize("compare", [SQUARED, CROSS_ENTROPY], ids=["squared", "cross-entropy"])
+@pytest.mark.parametrize("target", sorted(SHARPENED))
+@pytest.mark.parametrize("decorator", ["", "@tf.function"], ids=["eager", "function"])
+def test_an_unstopped_sharpened_prediction_is_a_consistency_target(run_script, decorator, target, compare):
+    source = CONSISTENCY.format(decorator=decorator, target=SHARPENED[target], compare=compare)
+    result = run_script(source)
+    assert _codes_lines(result) == [("GC203", _line(source, "# the pseudo-label"))]
+    finding = result.findings[0]
+    assert finding.fields.get("variant") == "consistency"
+    assert "stop_gradient" in finding.fix
+
+
+@pytest.mark.parametrize(
+    "target",
+    [
+        "tf.stop_gradient(tf.nn.softmax(logits / 0.4))",  # the twin: the pseudo-label stopped
+        "tf.nn.softmax(logits)",  # two views through the same softmax: symmetric, both trained
+        "tf.nn.softmax(logits / 2.0)",  # a softened copy: the other side is the sharper one
+    ],
+    ids=["stopped", "symmetric-views", "softened"],
+)
+@pytest.mark.parametrize("decorator", ["", "@tf.function"], ids=["eager", "function"])
+def test_a_stopped_or_symmetric_consistency_loss_is_silent(run_script, decorator, target):
+    source = CONSISTENCY.format(decorator=decorator, target=target, compare=SQUARED)
+    if "2.0" in target:  # the noisy side is then the sharper one: make it stopped
+        source = source.replace("tf.nn.softmax(noisy)", "tf.stop_gradient(tf.nn.softmax(noisy / 0.4))")
+    assert _codes_lines(run_script(source)) == []
+
+
+CONSISTENCY_FIT = """\
+import numpy as np
+import tensorflow as tf
+{keras_import}
+
+
+class SemiSupervised(keras.Model):
+    def __init__(self):
+        super().__init__()
+        self.body = keras.layers.Dense(8, activation="relu")
+        self.out = keras.layers.Dense(3)
+
+    def call(self, x):
+        return self.out(self.body(x))
+
+    def train_step(self, data):
+        x, y = data
+        with tf.GradientTape() as tape:
+            logits = self(x, training=True)
+            noisy = self(x + 0.1, training=True)  # the augmented example
+            target = {target}  # the pseudo-label
+            supervised = tf.reduce_mean(keras.losses.sparse_categorical_crossentropy(y, logits, from_logits=True))
+            loss = supervised + tf.reduce_mean(tf.square(target - tf.nn.softmax(noisy)))
+        grads = tape.gradient(loss, self.trainable_variables)
+        self.optimizer.apply_gradients(zip(grads, self.trainable_variables))
+        return {{"loss": loss}}
+
+
+model = SemiSupervised()
+model.compile(optimizer="adam")
+model.fit(np.random.rand(32, 4).astype("float32"), np.random.randint(0, 3, 32), batch_size=16, epochs=1, verbose=0)
+"""
+
+
+@pytest.mark.parametrize(
+    ("target", "expected"),
+    [("tf.nn.softmax(logits / 0.5)", True), ("tf.stop_gradient(tf.nn.softmax(logits / 0.5))", False)],
+    ids=["unstopped", "stopped"],
+)
+def test_a_consistency_target_in_a_train_step_under_fit(run_script, target, expected):
+    source = CONSISTENCY_FIT.format(keras_import="import keras", target=target)
+    want = [("GC203", _line(source, "# the pseudo-label"))] if expected else []
+    assert _codes_lines(run_script(source)) == want
+
+
+@pytest.mark.keras2
+@needs_tf_keras
+@pytest.mark.parametrize(
+    ("target", "expected"),
+    [("tf.nn.softmax(logits / 0.5)", True), ("tf.stop_gradient(tf.nn.softmax(logits / 0.5))", False)],
+    ids=["unstopped", "stopped"],
+)
+def test_tf_keras_consistency_target_under_fit(tmp_path, target, expected):
+    source = CONSISTENCY_FIT.format(keras_import="from tensorflow import keras", target=target)
+    script = tmp_path / "train.py"
+    script.write_text(source, encoding="utf-8")
+    want = [("GC203", _line(source, "# the pseudo-label"))] if expected else []
+    assert _cli_findings(script, ("TF_USE_LEGACY_KERAS", "1")) == want
