@@ -301,3 +301,50 @@ def test_tf_keras_consistency_target_under_fit(tmp_path, target, expected):
     script.write_text(source, encoding="utf-8")
     want = [("GC203", _line(source, "# the pseudo-label"))] if expected else []
     assert _cli_findings(script, ("TF_USE_LEGACY_KERAS", "1")) == want
+
+
+# -- 4. an advantage transformed on its way into the policy loss: where it is made -------
+ADVANTAGE = """\
+import keras
+import numpy as np
+import tensorflow as tf
+
+keras.utils.set_random_seed(0)
+inputs = keras.Input((4,))
+trunk = keras.layers.Dense(16, activation="relu")(inputs)
+model = keras.Model(inputs, [keras.layers.Dense(2)(trunk), keras.layers.Dense(1)(trunk)])
+states = np.random.rand(32, 4).astype("float32")
+actions = np.random.randint(0, 2, 32).astype("int32")
+rewards = np.random.uniform(0, 10, 32).astype("float32")
+
+
+{decorator}
+def update():
+    with tf.GradientTape() as tape:
+        logits, values = model(states)
+        values = tf.reshape(values, [-1])
+        advantages = {advantage}  # made here
+        neg_logs = tf.nn.sparse_softmax_cross_entropy_with_logits(logits=logits, labels=actions)
+        policy_loss = tf.reduce_mean(neg_logs * {weight})
+        loss = policy_loss + tf.reduce_mean(tf.square(rewards - values))
+    return tape.gradient(loss, model.trainable_variables)
+
+
+update()
+"""
+
+
+@pytest.mark.parametrize(
+    "weight", ["tf.nn.softplus(advantages)", "tf.clip_by_value(advantages, -5.0, 5.0) * 0.5"], ids=["softplus", "clip"]
+)
+@pytest.mark.parametrize("decorator", ["", "@tf.function"], ids=["eager", "function"])
+def test_a_transformed_advantage_is_reported_where_it_is_made(run_script, decorator, weight):
+    source = ADVANTAGE.format(decorator=decorator, advantage="rewards - values", weight=weight)
+    assert _codes_lines(run_script(source)) == [("GC203", _line(source, "# made here"))]
+
+
+def test_the_same_advantage_stopped_is_silent(run_script):
+    source = ADVANTAGE.format(
+        decorator="@tf.function", advantage="tf.stop_gradient(rewards - values)", weight="tf.nn.softplus(advantages)"
+    )
+    assert _codes_lines(run_script(source)) == []

@@ -47,6 +47,15 @@ __all__ = ["find"]
 _ADDS = frozenset({"Add", "AddV2", "AddN", "Sub"})
 _REDUCTIONS = frozenset({"Sum", "Mean", "Prod"})
 _COMPARISONS = frozenset({"Sub", "SquaredDifference", "SoftmaxCrossEntropyWithLogits", "Mul"})
+#: Elementwise ops an advantage goes through on its way into a policy loss (a positive part,
+#: a clip, a scale): walked back to where it is made (``_Study._advantage_op``).
+_ADVANTAGE_TRANSFORMS = frozenset(
+    {
+        "Softplus", "Exp", "Relu", "Elu", "Selu", "Tanh", "Sigmoid", "Abs", "Maximum", "Minimum", "ClipByValue",
+        "Mul", "RealDiv", "Neg", "Identity", "Cast", "Reshape", "Squeeze", "ExpandDims", "StridedSlice",
+    }
+)  # fmt: skip
+_ADVANTAGE_HOPS = 6
 
 
 @register("values", "GC203")
@@ -268,7 +277,28 @@ class _Study:
             return None  # the weight is computed from the policy itself
         if self._under_log(weight) or self._log_prob(weight):
             return None  # a log-likelihood times a log-likelihood: no advantage
-        return weight, self._statement_op(weight), wmask, "advantage"
+        return weight, self._advantage_op(weight), wmask, "advantage"
+
+    def _advantage_op(self, k) -> int:
+        """Where the advantage is made: past the transforms applied to it on its way into
+        the policy loss (``softplus(advantages)``, a clip, a scale by a constant), the sum or
+        difference that combines the network's value with what it does not compute (``rewards
+        - values``). Else the op that computes ``k`` (``_statement_op``)."""
+        flow, key = self.flow, k
+        for _ in range(_ADVANTAGE_HOPS):
+            p = flow.producer.get(key)
+            if p is None or p not in self.recorded:
+                break
+            op = flow.ops[p]
+            trained = [d for d in op.data if self.tmask(d)]
+            if op.type in _ADDS:
+                if len(trained) < len(op.data):
+                    return p  # a return or a reward beside the network's value
+                break
+            if op.type not in _ADVANTAGE_TRANSFORMS or len(trained) != 1:
+                break
+            key = trained[0]
+        return self._statement_op(k)
 
     def _log_prob(self, k, hops: int = 8) -> bool:
         """``k`` is a log-probability of the network's output (or ``exp`` of a difference of

@@ -28,7 +28,19 @@ _SQUASHES = frozenset({"Softmax", "LogSoftmax", "Sigmoid"})
 #: Ops between a squash (or a power) and the comparison that keep what it made: copies, a
 #: renormalisation (``p / sum(p)``), a clip to [ε, 1], a log, a negation.
 _KEEPS = frozenset(
-    {"Identity", "Cast", "Reshape", "ExpandDims", "Squeeze", "RealDiv", "Maximum", "Minimum", "ClipByValue", "Log", "Neg"}
+    {
+        "Identity",
+        "Cast",
+        "Reshape",
+        "ExpandDims",
+        "Squeeze",
+        "RealDiv",
+        "Maximum",
+        "Minimum",
+        "ClipByValue",
+        "Log",
+        "Neg",
+    }
 )
 _HOPS = 8
 
