@@ -348,3 +348,48 @@ def test_the_same_advantage_stopped_is_silent(run_script):
         decorator="@tf.function", advantage="tf.stop_gradient(rewards - values)", weight="tf.nn.softplus(advantages)"
     )
     assert _codes_lines(run_script(source)) == []
+
+
+# -- 5. a clip made all-clipping by a saturated softmax before it: name the softmax ------
+PPO_RATIO = """\
+import keras
+import numpy as np
+import tensorflow as tf
+
+keras.utils.set_random_seed(0)
+policy = keras.Sequential([keras.Input((4,)), keras.layers.Dense(16, activation="relu"), keras.layers.Dense(2)])
+states = np.random.rand(32, 4).astype("float32")
+actions = tf.one_hot(np.random.randint(0, 2, 32), 2)
+old_probs = np.full((32, 2), {old}, "float32")
+advantages = np.random.randn(32).astype("float32")
+
+
+{decorator}
+def update():
+    with tf.GradientTape() as tape:
+        probs = tf.clip_by_value(tf.nn.softmax(policy(states) * {scale}), 1e-7, 1.0 - 1e-7)  # the policy
+        ratio = tf.reduce_sum(probs * actions, axis=1) / tf.reduce_sum(old_probs * actions, axis=1)
+        clipped = tf.clip_by_value(ratio, 0.8, 1.2)  # the ratio clip
+        loss = -tf.reduce_mean(clipped * advantages)
+    return tape.gradient(loss, policy.trainable_variables)
+
+
+update()
+"""
+
+
+@pytest.mark.parametrize("decorator", ["", "@tf.function"], ids=["eager", "function"])
+def test_a_ratio_clip_behind_a_saturated_softmax_names_the_softmax(run_script, decorator):
+    source = PPO_RATIO.format(decorator=decorator, old="0.5", scale="1e4")
+    result = run_script(source)
+    assert _codes_lines(result) == [("GC201", _line(source, "# the policy"))]
+    assert "saturated" in result.findings[0].message
+    assert any(f"line {_line(source, '# the ratio clip')}" in note for note in result.findings[0].notes)
+
+
+@pytest.mark.parametrize("decorator", ["", "@tf.function"], ids=["eager", "function"])
+def test_a_ratio_clip_of_a_healthy_softmax_is_the_clip(run_script, decorator):
+    """The same clip all-clipping because the old probabilities are tiny (every ratio
+    huge): the softmax passes a gradient, the clip is what the user changes."""
+    source = PPO_RATIO.format(decorator=decorator, old="1e-6", scale="1.0")
+    assert _codes_lines(run_script(source)) == [("GC201", _line(source, "# the ratio clip"))]
