@@ -393,3 +393,54 @@ def test_a_ratio_clip_of_a_healthy_softmax_is_the_clip(run_script, decorator):
     huge): the softmax passes a gradient, the clip is what the user changes."""
     source = PPO_RATIO.format(decorator=decorator, old="1e-6", scale="1.0")
     assert _codes_lines(run_script(source)) == [("GC201", _line(source, "# the ratio clip"))]
+
+
+# -- 3b. the clean prediction beside a perturbed one (Pi-model, VAT, UDA) -----------------
+CLEAN_VIEW = """\
+import keras
+import numpy as np
+import tensorflow as tf
+
+keras.utils.set_random_seed(0)
+net = keras.Sequential(
+    [keras.Input((4,)), keras.layers.Dense(16, activation="relu"), keras.layers.Dropout(0.5), keras.layers.Dense(3, activation="softmax")]
+)
+x = np.random.rand(16, 4).astype("float32")
+other = np.random.rand(16, 4).astype("float32")
+labels = np.random.randint(0, 3, 16)
+
+
+{decorator}
+def step():
+    with tf.GradientTape() as tape:
+        clean = {clean}  # the clean prediction
+        noisy = net(x, training=True)
+        supervised = tf.reduce_mean(keras.losses.sparse_categorical_crossentropy(labels, noisy))
+        loss = supervised + tf.reduce_mean(tf.square(clean - noisy))
+    return tape.gradient(loss, net.trainable_variables)
+
+
+step()
+"""
+
+
+@pytest.mark.parametrize("decorator", ["", "@tf.function"], ids=["eager", "function"])
+def test_the_clean_prediction_beside_a_perturbed_one_is_a_consistency_target(run_script, decorator):
+    source = CLEAN_VIEW.format(decorator=decorator, clean="net(x, training=False)")
+    result = run_script(source)
+    assert _codes_lines(result) == [("GC203", _line(source, "# the clean prediction"))]
+    assert result.findings[0].fields.get("variant") == "consistency"
+
+
+@pytest.mark.parametrize(
+    "clean",
+    [
+        "tf.stop_gradient(net(x, training=False))",  # the twin: stopped
+        "net(x, training=True)",  # two perturbed views: symmetric, both trained
+        "net(other, training=False)",  # another batch: no view of the same one
+    ],
+    ids=["stopped", "both-perturbed", "other-batch"],
+)
+@pytest.mark.parametrize("decorator", ["", "@tf.function"], ids=["eager", "function"])
+def test_a_stopped_symmetric_or_unrelated_view_is_silent(run_script, decorator, clean):
+    assert _codes_lines(run_script(CLEAN_VIEW.format(decorator=decorator, clean=clean))) == []

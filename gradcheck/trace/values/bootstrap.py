@@ -25,6 +25,10 @@ shared actor-critic controls use that form.
 
 from __future__ import annotations
 
+import hashlib
+
+import numpy as np
+
 from gradcheck.findings import Finding
 from gradcheck.trace.diagnose.cuts import BLOCK, Cut
 from gradcheck.trace.diagnose.describe import chain, make, merge
@@ -56,6 +60,11 @@ _ADVANTAGE_TRANSFORMS = frozenset(
     }
 )  # fmt: skip
 _ADVANTAGE_HOPS = 6
+
+
+def _random(op_type: str) -> bool:
+    """An op that draws random numbers (input noise, a dropout mask)."""
+    return "Random" in op_type or "TruncatedNormal" in op_type
 
 
 @register("values", "GC203")
@@ -246,7 +255,60 @@ class _Study:
                     sharp = self._sharper_side(side, other)
                     if sharp is not None:
                         return side, sharp, common, "consistency"
+                clean = self._clean_side(a, b, common) if ma == mb else None
+                if clean is not None:
+                    return clean, self._network_output(clean, common), common, "consistency"
         return None
+
+    def _clean_side(self, a, b, common: int):
+        """The clean prediction of a consistency loss (the Pi-model, VAT, UDA): the two sides
+        are separate calls of the network on the same batch, and only the other one draws
+        random numbers of its own (input noise, dropout: the perturbed view). Two views
+        both perturbed, or calls on different inputs (a GAN's real and fake batches), have
+        no clean side."""
+        if not self._separate(a, b, common):
+            return None
+        ins_a, random_a = self._side_inputs(a)
+        ins_b, random_b = self._side_inputs(b)
+        if not ins_a or ins_a != ins_b:
+            return None
+        own_a, own_b = random_a - random_b, random_b - random_a
+        if own_b and not own_a:
+            return a
+        if own_a and not own_b:
+            return b
+        return None
+
+    def _side_inputs(self, k) -> tuple[frozenset, frozenset]:
+        """(the batched tensors the tape did not compute that ``k`` is made from, the random
+        ops drawn on its way)."""
+        flow = self.flow
+        # a dropout mask enters through a condition or a comparison: every input counts
+        randoms = {i for i in flow.backward_cone([k]) if flow.ops[i].recorded and _random(flow.ops[i].type)}
+        inputs = set()
+        for i in flow.backward_cone([k], data=True) & self.recorded:
+            op = flow.ops[i]
+            for d in op.data:
+                p = flow.producer.get(d)
+                outside = p is None or p not in self.recorded or not flow.ops[p].inputs
+                if outside and not self.tmask(d) and not self._is_weight(d) and self._batched(d):
+                    inputs.add(self._signature(d))
+        return frozenset(inputs), frozenset(randoms)
+
+    def _signature(self, k):
+        """What tells two input tensors apart: their values when known here (a NumPy batch
+        converted at each call is a new tensor of the same values), else the tensor."""
+        tensor = self.ctx.tensors.get(k)
+        if tensor is None and self.checked.eager:
+            tensor = self.ctx.session.recorder.orphans.get(k)
+        try:
+            value = _tf.tf.get_static_value(tensor) if tensor is not None else None
+        except Exception:  # noqa: BLE001 - no value known here
+            value = None
+        if value is None:
+            return ("tensor", k)
+        value = np.asarray(value)
+        return ("value", value.shape, value.dtype.str, hashlib.sha1(value.tobytes()).hexdigest())
 
     def _sharper_side(self, side, other) -> int | None:
         """The op sharpening ``side`` when it is sharper than ``other`` (``sharpening``)."""
