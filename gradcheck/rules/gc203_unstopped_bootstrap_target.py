@@ -39,7 +39,9 @@ builds the target:
 - a consistency or pseudo-label target: both sides are functions of the same network (the
   same forward output, or its prediction on the clean example beside the augmented one) and
   one side is that prediction sharpened (`softmax(logits / T)` with `T < 1`, MixMatch's
-  `p ** (1 / T)` normalised): the sharpened side is the target, reported where it is made.
+  `p ** (1 / T)` normalised): the sharpened side is the target, reported where it is made;
+  so is the clean prediction beside a perturbed one (the Pi-model, VAT: two calls on the same
+  batch, only the other drawing input noise or dropout).
 
 Not reported, because nothing there is a target: a physics-informed residual built from the
 network's own derivatives (`u_t + u·u_x - ν·u_xx`, nested tapes), a VAE's KL term
