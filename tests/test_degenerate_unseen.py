@@ -444,3 +444,41 @@ def test_the_clean_prediction_beside_a_perturbed_one_is_a_consistency_target(run
 @pytest.mark.parametrize("decorator", ["", "@tf.function"], ids=["eager", "function"])
 def test_a_stopped_symmetric_or_unrelated_view_is_silent(run_script, decorator, clean):
     assert _codes_lines(run_script(CLEAN_VIEW.format(decorator=decorator, clean=clean))) == []
+
+
+# -- 6. an FGSM attack on a distilled model: the input gradient through clipped 0/1 -------
+FGSM = """\
+import keras
+import numpy as np
+import tensorflow as tf
+
+keras.utils.set_random_seed(0)
+model = keras.Sequential([keras.Input((8,)), keras.layers.Dense(16, activation="relu"), keras.layers.Dense(4)])
+images = tf.constant(np.random.rand(16, 8).astype("float32"))
+labels = tf.one_hot(np.random.randint(0, 4, 16), 4)
+
+
+{decorator}
+def attack(images):
+    with tf.GradientTape() as tape:
+        tape.watch(images)
+        probs = tf.nn.softmax(model(images) * {temperature})  # the distilled model's output
+        probs = tf.clip_by_value(probs, 1e-7, 1.0 - 1e-7)
+        loss = -tf.reduce_mean(tf.reduce_sum(labels * tf.math.log(probs), axis=-1))
+    return images + 0.1 * tf.sign(tape.gradient(loss, images))
+
+
+attack(images)
+"""
+
+
+@pytest.mark.parametrize("decorator", ["", "@tf.function"], ids=["eager", "function"])
+def test_an_input_gradient_through_a_saturated_distilled_softmax_is_zero(run_script, decorator):
+    source = FGSM.format(decorator=decorator, temperature="1e4")
+    result = run_script(source)
+    assert _codes_lines(result) == [("GC201", _line(source, "# the distilled model's output"))]
+    assert result.findings[0].variables == ["images"] or "images" in result.findings[0].message
+
+
+def test_the_same_attack_at_temperature_one_is_silent(run_script):
+    assert _codes_lines(run_script(FGSM.format(decorator="", temperature="1.0"))) == []
