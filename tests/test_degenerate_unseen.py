@@ -482,3 +482,24 @@ def test_an_input_gradient_through_a_saturated_distilled_softmax_is_zero(run_scr
 
 def test_the_same_attack_at_temperature_one_is_silent(run_script):
     assert _codes_lines(run_script(FGSM.format(decorator="", temperature="1.0"))) == []
+
+
+FOCAL = """\
+import keras
+import numpy as np
+import tensorflow as tf
+
+net = keras.Sequential([keras.Input((4,)), keras.layers.Dense(3)])
+x = np.random.rand(16, 4).astype("float32")
+labels = tf.one_hot(np.random.randint(0, 3, 16), 3)
+with tf.GradientTape() as tape:
+    p = tf.nn.softmax(net(x))
+    focal = -tf.reduce_sum(labels * (1.0 - p) ** 2.0 * tf.math.log(p), axis=-1)  # a focal loss
+    loss = tf.reduce_mean(focal)
+grads = tape.gradient(loss, net.trainable_variables)
+"""
+
+
+def test_a_focal_factor_is_no_sharpened_target(run_script):
+    """``(1 - p) ** γ`` is a power above 1 beside ``log p``, but of ``1 - p``: no sharpening."""
+    assert _codes_lines(run_script(FOCAL)) == []

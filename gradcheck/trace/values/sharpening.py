@@ -63,9 +63,11 @@ def sharpening(flow, key, constant: Callable[[object], float | None]) -> Sharpen
         if op.type in _SQUASHES and op.data:
             return Sharpening(_scale(flow, op.data[0], constant), p)
         if op.type == "Pow" and len(op.data) == 2:
+            # a power of the probabilities themselves (not of `1 - p`: a focal factor)
             exponent = constant(op.data[1])
-            if exponent is not None and exponent > 1:
-                return Sharpening(exponent, p)
+            base = sharpening(flow, op.data[0], constant)
+            if exponent is not None and exponent > 1 and base is not None and flow.ops[base.op].type != "Pow":
+                return Sharpening(exponent * base.factor, p)
             return None
         if op.type not in _KEEPS or not op.data:
             return None
