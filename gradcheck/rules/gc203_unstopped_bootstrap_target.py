@@ -35,7 +35,13 @@ builds the target:
   error, computed with the online network inside the tape, from a separate call on the next
   states or from the same forward pass over a trajectory (`r + γ · values[1:]`);
 - a self-distillation target (BYOL/SimSiam's target projection, pseudo-labels of the same
-  network as a cross-entropy's labels) that is not stopped.
+  network as a cross-entropy's labels) that is not stopped;
+- a consistency or pseudo-label target: both sides are functions of the same network (the
+  same forward output, or its prediction on the clean example beside the augmented one) and
+  one side is that prediction sharpened (`softmax(logits / T)` with `T < 1`, MixMatch's
+  `p ** (1 / T)` normalised): the sharpened side is the target, reported where it is made;
+  so is the clean prediction beside a perturbed one (the Pi-model, VAT: two calls on the same
+  batch, only the other drawing input noise or dropout).
 
 Not reported, because nothing there is a target: a physics-informed residual built from the
 network's own derivatives (`u_t + u·u_x - ν·u_xx`, nested tapes), a VAE's KL term
@@ -43,7 +49,8 @@ network's own derivatives (`u_t + u·u_x - ν·u_xx`, nested tapes), a VAE's KL 
 log-likelihood (`½ z² - log|det J|`), an entropy bonus or focal factor (`p · log p`: the
 weight is the policy itself), a prediction assembled from several trained layers
 (`head(x + block(x)) - baseline(x)` compared with data), Siamese/triplet distances and
-reconstruction losses. Correct code stays silent too: an advantage or target wrapped in
+reconstruction losses, and two views compared through the same squash (no side is sharper
+than the other). Correct code stays silent too: an advantage or target wrapped in
 `tf.stop_gradient`, computed before the tape opens, or by a target network that is not
 trained; a critic loss on the unstopped error (`(R - V(s))²` trains the critic, as it should)
 and a second tape that only asks for the actor's variables.
@@ -94,6 +101,12 @@ with tf.GradientTape() as tape:
             "A self-distillation target",
             "Stop the gradient on the target side: `tf.stop_gradient(target_projection)` (BYOL/SimSiam), or "
             "compute the teacher's outputs with a separate (EMA) teacher network, or before the tape opens.",
+        ),
+        "consistency": (
+            "A consistency or pseudo-label target (a sharpened copy of the prediction)",
+            "Stop the gradient on the sharpened side: `target = tf.stop_gradient(tf.nn.softmax(logits / T))` "
+            "(UDA, FixMatch, MixMatch treat the pseudo-label as a constant); only the prediction it is compared "
+            "with should carry the gradient.",
         ),
     }
     references = (

@@ -15,8 +15,8 @@ computed before the tape leaves the target side without one). Which side is the 
   of the other's variables (the prediction side has an extra predictor head); for a
   cross-entropy, the side that is not under the log.
 
-A Siamese or triplet distance (same network, same variables on both sides, no reward), an
-entropy bonus (``p * log p`` of one call) and a correct DQN / Double DQN / actor-critic
+A Siamese or triplet distance (same network, same variables on both sides, no reward), two
+views compared through the same squash (no side sharper than the other), an entropy bonus (``p * log p`` of one call) and a correct DQN / Double DQN / actor-critic
 (target built before the tape, stopped, or from a target network) stay silent. So does an
 advantage that still carries the critic's gradient into a policy-gradient loss
 (``-log π · (G - V(s))``, keras-io#194): it is no regression target, and the project's
@@ -24,6 +24,10 @@ shared actor-critic controls use that form.
 """
 
 from __future__ import annotations
+
+import hashlib
+
+import numpy as np
 
 from gradcheck.findings import Finding
 from gradcheck.trace.diagnose.cuts import BLOCK, Cut
@@ -40,12 +44,27 @@ from gradcheck.trace.record.errors import internal_error
 from gradcheck.trace.record.registry import register
 from gradcheck.trace.values.checked import Checked, checked_call, derivative_keys, note_derivatives
 from gradcheck.trace.values.layers import blame_location
+from gradcheck.trace.values.sharpening import constant_of, logits_scale, sharpening
 
 __all__ = ["find"]
 
 _ADDS = frozenset({"Add", "AddV2", "AddN", "Sub"})
 _REDUCTIONS = frozenset({"Sum", "Mean", "Prod"})
 _COMPARISONS = frozenset({"Sub", "SquaredDifference", "SoftmaxCrossEntropyWithLogits", "Mul"})
+#: Elementwise ops an advantage goes through on its way into a policy loss (a positive part,
+#: a clip, a scale): walked back to where it is made (``_Study._advantage_op``).
+_ADVANTAGE_TRANSFORMS = frozenset(
+    {
+        "Softplus", "Exp", "Relu", "Elu", "Selu", "Tanh", "Sigmoid", "Abs", "Maximum", "Minimum", "ClipByValue",
+        "Mul", "RealDiv", "Neg", "Identity", "Cast", "Reshape", "Squeeze", "ExpandDims", "StridedSlice",
+    }
+)  # fmt: skip
+_ADVANTAGE_HOPS = 6
+
+
+def _random(op_type: str) -> bool:
+    """An op that draws random numbers (input noise, a dropout mask)."""
+    return "Random" in op_type or "TruncatedNormal" in op_type
 
 
 @register("values", "GC203")
@@ -150,6 +169,7 @@ class _Study:
     def __init__(self, checked, sources, bits, masks, tmask, recorded) -> None:
         self.checked, self.ctx, self.flow = checked, checked.ctx, checked.ctx.flow
         self.sources, self.bits, self.masks, self.tmask, self.recorded = sources, bits, masks, tmask, recorded
+        self.constant = constant_of(self.ctx, tmask)
 
     def judge(self, c: int):
         """(target side key, op to point at, common source bits, kind) or None; a
@@ -176,17 +196,27 @@ class _Study:
         op = self.flow.ops[c]
         a, b = op.data[0], op.data[1]
         ma, mb = self.tmask(a), self.tmask(b)
+        common = ma & mb
         if op.type == "Mul":
+            if common:  # a sharpened prediction times a log-probability: a pseudo-label's
+                la, lb = self._under_log(a), self._under_log(b)
+                if la != lb:
+                    target = b if la else a
+                    sharp = self._sharper_side(target, a if target is b else b)
+                    if sharp is not None and self._network_side(target, common):
+                        return target, sharp, common, "consistency"
             weighted = self._weighted_log_prob(a, b, ma, mb)
             if weighted is not None:
                 return weighted
-        common = ma & mb
         if not common:
             return None
         if not (self._network_side(a, common) and self._network_side(b, common)):
             return None  # one side is a weight itself (an inner SGD step), not a network's output
         if op.type == "SoftmaxCrossEntropyWithLogits":
-            # (logits, labels): labels built by a separate call of the same network
+            # (logits, labels): labels sharper than the logits, or built by a separate call
+            sharp = self._sharper(b, logits_scale(self.flow, a, self.constant))
+            if sharp is not None:
+                return b, sharp, common, "consistency"
             if self._separate(a, b, common):
                 return b, self._network_output(b, common), common, "distill"
             return None
@@ -220,7 +250,77 @@ class _Study:
             subset = self._subset_side(a, b, ma, mb)
             if subset is not None and self._separate(a, b, common):
                 return subset, self._network_output(subset, common), common, "distill"
+            if subset is None:
+                for side, other in ((a, b), (b, a)):
+                    sharp = self._sharper_side(side, other)
+                    if sharp is not None:
+                        return side, sharp, common, "consistency"
+                clean = self._clean_side(a, b, common) if ma == mb else None
+                if clean is not None:
+                    return clean, self._network_output(clean, common), common, "consistency"
         return None
+
+    def _clean_side(self, a, b, common: int):
+        """The clean prediction of a consistency loss (the Pi-model, VAT, UDA): the two sides
+        are separate calls of the network on the same batch, and only the other one draws
+        random numbers of its own (input noise, dropout: the perturbed view). Two views
+        both perturbed, or calls on different inputs (a GAN's real and fake batches), have
+        no clean side."""
+        if not self._separate(a, b, common):
+            return None
+        ins_a, random_a = self._side_inputs(a)
+        ins_b, random_b = self._side_inputs(b)
+        if not ins_a or ins_a != ins_b:
+            return None
+        own_a, own_b = random_a - random_b, random_b - random_a
+        if own_b and not own_a:
+            return a
+        if own_a and not own_b:
+            return b
+        return None
+
+    def _side_inputs(self, k) -> tuple[frozenset, frozenset]:
+        """(the batched tensors the tape did not compute that ``k`` is made from, the random
+        ops drawn on its way)."""
+        flow = self.flow
+        # a dropout mask enters through a condition or a comparison: every input counts
+        randoms = {i for i in flow.backward_cone([k]) if flow.ops[i].recorded and _random(flow.ops[i].type)}
+        inputs = set()
+        for i in flow.backward_cone([k], data=True) & self.recorded:
+            op = flow.ops[i]
+            for d in op.data:
+                p = flow.producer.get(d)
+                outside = p is None or p not in self.recorded or not flow.ops[p].inputs
+                if outside and not self.tmask(d) and not self._is_weight(d) and self._batched(d):
+                    inputs.add(self._signature(d))
+        return frozenset(inputs), frozenset(randoms)
+
+    def _signature(self, k):
+        """What tells two input tensors apart: their values when known here (a NumPy batch
+        converted at each call is a new tensor of the same values), else the tensor."""
+        tensor = self.ctx.tensors.get(k)
+        if tensor is None and self.checked.eager:
+            tensor = self.ctx.session.recorder.orphans.get(k)
+        try:
+            value = _tf.tf.get_static_value(tensor) if tensor is not None else None
+        except Exception:  # noqa: BLE001 - no value known here
+            value = None
+        if value is None:
+            return ("tensor", k)
+        value = np.asarray(value)
+        return ("value", value.shape, value.dtype.str, hashlib.sha1(value.tobytes()).hexdigest())
+
+    def _sharper_side(self, side, other) -> int | None:
+        """The op sharpening ``side`` when it is sharper than ``other`` (``sharpening``)."""
+        theirs = sharpening(self.flow, other, self.constant)
+        return self._sharper(side, theirs.factor if theirs is not None else 1.0)
+
+    def _sharper(self, side, than: float) -> int | None:
+        """The op sharpening ``side`` when its factor exceeds both 1 and ``than``."""
+        mine = sharpening(self.flow, side, self.constant)
+        if mine is None or mine.factor <= 1.0 or mine.factor <= than * (1 + 1e-6):
+            return None
+        return mine.op
 
     def _weighted_log_prob(self, a, b, ma: int, mb: int):
         """A log-probability (or a ratio of probabilities) times its weight, the advantage of
@@ -239,7 +339,28 @@ class _Study:
             return None  # the weight is computed from the policy itself
         if self._under_log(weight) or self._log_prob(weight):
             return None  # a log-likelihood times a log-likelihood: no advantage
-        return weight, self._statement_op(weight), wmask, "advantage"
+        return weight, self._advantage_op(weight), wmask, "advantage"
+
+    def _advantage_op(self, k) -> int:
+        """Where the advantage is made: past the transforms applied to it on its way into
+        the policy loss (``softplus(advantages)``, a clip, a scale by a constant), the sum or
+        difference that combines the network's value with what it does not compute (``rewards
+        - values``). Else the op that computes ``k`` (``_statement_op``)."""
+        flow, key = self.flow, k
+        for _ in range(_ADVANTAGE_HOPS):
+            p = flow.producer.get(key)
+            if p is None or p not in self.recorded:
+                break
+            op = flow.ops[p]
+            trained = [d for d in op.data if self.tmask(d)]
+            if op.type in _ADDS:
+                if len(trained) < len(op.data):
+                    return p  # a return or a reward beside the network's value
+                break
+            if op.type not in _ADVANTAGE_TRANSFORMS or len(trained) != 1:
+                break
+            key = trained[0]
+        return self._statement_op(k)
 
     def _log_prob(self, k, hops: int = 8) -> bool:
         """``k`` is a log-probability of the network's output (or ``exp`` of a difference of
@@ -454,7 +575,8 @@ class _Study:
             if entry is not None:
                 location = ctx.op_location(entry) or location
         location = location or ctx.call_location
-        location, subject = _statement(location)
+        own = _expression(ctx, blame, location) if how == "consistency" else None
+        location, subject = own if own is not None else _statement(location)
         region = self.recorded
         first = min(sources, key=lambda s: s.index)
         cut = Cut(BLOCK, blame if blame >= 0 else c, {s.key for s in sources}, [], region, ctx.target_keys, True)
@@ -484,12 +606,73 @@ _WHAT = {
     "advantage": "the weight (advantage) of a log-probability",
     "td": "a temporal-difference target",
     "distill": "a distillation target",
+    "consistency": "a consistency (pseudo-label) target, the network's own prediction sharpened",
 }
 _EFFECT = {
     "advantage": "pushed by the policy loss through the weight as well (the policy gradient is biased)",
     "td": "pulled towards a moving target",
     "distill": "pulled towards a target that moves with them (representations collapse)",
+    "consistency": "pulled towards a target that moves with them (the sharpened side is pushed back towards the prediction)",
 }
+
+
+_SHARPEN_CALLS = ("softmax", "log_softmax", "sigmoid", "pow")
+
+
+def _expression(ctx, blame: int, location):
+    """The expression that makes the sharpened target (inside a longer statement, ``loss +
+    mse(softmax(z), softmax(z / 0.5))``), and its text; None when it cannot be told. Eager
+    locations span the op's own expression; a graph's hold only the line, where the op is
+    the call of its kind in the order the line's ops of that type ran."""
+    import ast
+
+    from gradcheck import sourcemap
+    from gradcheck.trace.record.frames import Location
+
+    if location is None:
+        return None
+    node = None if ctx.eager else _nth_call(ctx, blame, location)
+    if node is None and location.end_column and location.end_line in (None, location.line):
+        expr = sourcemap.expression_at(
+            location.path, location.line, location.column, location.end_line, location.end_column
+        )
+        node = expr.node if expr is not None else None
+    if not isinstance(node, ast.expr):
+        return None
+    text = ast.unparse(node)
+    if len(text) > 60:
+        return None
+    span = Location(location.path, node.lineno, node.col_offset + 1, node.end_lineno, (node.end_col_offset or 0) + 1)
+    return span, f"`{text}`"
+
+
+def _nth_call(ctx, blame: int, location):
+    """The call on ``location``'s line that made op ``blame``: the n-th call named like a
+    sharpening when ``blame`` is the n-th op of its type that line ran."""
+    import ast
+
+    from gradcheck import sourcemap
+
+    flow = ctx.flow
+    kind = flow.ops[blame].type
+    rank = 0
+    for i in range(blame):
+        if flow.ops[i].type == kind:
+            other = ctx.op_location(i)
+            if other is not None and (other.path, other.line) == (location.path, location.line):
+                rank += 1
+    tree = sourcemap._parse(location.path)
+    if tree is None:
+        return None
+    calls = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and node.lineno == location.line:
+            func = node.func
+            name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+            if name in _SHARPEN_CALLS:
+                calls.append(node)
+    calls.sort(key=lambda n: (n.lineno, n.col_offset))
+    return calls[rank] if rank < len(calls) else None
 
 
 def _statement(location):

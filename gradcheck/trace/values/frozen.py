@@ -18,9 +18,14 @@ its warm-up, a critic in the actor's loss) and its own bug is still its own:
   own scale, so a comparison mask (or a ReLU) is re-evaluated on those values moved by their
   own magnitude. A mask closed for every such value (``x > 1e9`` on activations of size 1)
   is the program's; one that training could open (a confidence threshold an untrained model
-  does not reach, a zero-initialised bias that keeps a ReLU at 0) is the check's doing. A
-  cause that cannot be re-evaluated so (a saturated squash, a zero weight the skipped
-  updates would have moved) is withheld.
+  does not reach, a zero-initialised bias that keeps a ReLU at 0) is the check's doing.
+  What moves is the frozen-fed value itself, not what a constant or the batch made of it:
+  ``relu(h - 1e4)`` moves ``h`` and subtracts 1e4 again, ``tanh(h * 1e4)`` moves ``h`` and
+  scales it again, so an offset or a scale that no value of ``h`` overcomes stays closed.
+  A saturated sigmoid or tanh is re-evaluated so too, and is the check's doing when
+  training could bring a share of its inputs (``_OPEN_SHARE``) back off the flat ends; a
+  cause that cannot be re-evaluated (a zero weight the skipped updates would have moved) is
+  withheld.
 
 One skipped update is not enough to withhold anything: within one training step (a GAN's
 discriminator update before its generator step) the values differ from the program's by
@@ -57,6 +62,25 @@ _COMPARISONS: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
 }
 #: Ops between a comparison and the mask it makes (``tf.cast(x > t, x.dtype)``).
 _MASK_COPIES = frozenset({"Cast", "Identity", "Reshape", "ExpandDims", "Squeeze"})
+#: Squashes re-evaluated on moved inputs: flat (a zero derivative in float32) where saturated.
+_SQUASHES = frozenset({"Sigmoid", "Tanh"})
+#: A saturated squash is one training could open when this share of its inputs leave the
+#: flat ends on moved values: a ``tanh(h * 1e4)`` lets through the few inputs within 1e-3 of
+#: 0 whatever ``h`` is, a squash of untrained logits of size 50 opens on most of them.
+_OPEN_SHARE = 0.01
+#: Elementwise ops through which a frozen-fed value is moved at its source and recomputed,
+#: when their other operands are fed by no frozen variable (a constant offset or scale).
+_AFFINE: dict[str, Callable[..., np.ndarray]] = {
+    "Add": np.add,
+    "AddV2": np.add,
+    "BiasAdd": np.add,
+    "Sub": np.subtract,
+    "Mul": np.multiply,
+    "RealDiv": np.divide,
+    "Neg": np.negative,
+    "Identity": lambda x: x,
+}
+_AFFINE_DEPTH = 4
 
 
 def freeze(session, handle_ids: Iterable[int], updates: int = 1) -> None:
@@ -122,7 +146,7 @@ def _still_closed(a, blame: int, reads: set[int]) -> bool | None:
     i = blame
     for _ in range(6):  # from the mask back to its comparison, through casts and copies
         op = flow.ops[i]
-        if op.type in _COMPARISONS or op.type in ("Relu", "Relu6"):
+        if op.type in _COMPARISONS or op.type in ("Relu", "Relu6") or op.type in _SQUASHES:
             break
         if op.type not in _MASK_COPIES or not op.inputs or flow.producer.get(op.inputs[0]) is None:
             return None
@@ -137,17 +161,63 @@ def _still_closed(a, blame: int, reads: set[int]) -> bool | None:
     if any(m and not np.any(v) for v, m in zip(values, moved, strict=True)):
         return False  # exactly zero: weights left at their zero initialisation, which training moves
     rng = np.random.default_rng(_SEED)
+    opened_share = 0.0
     for _ in range(_DRAWS):
-        drawn = [_spread(rng, v) if m else np.asarray(v, np.float64) for v, m in zip(values, moved, strict=True)]
+        drawn = [
+            _moved(a, k, reads, rng, _AFFINE_DEPTH) if m else np.asarray(v, np.float64)
+            for k, v, m in zip(op.inputs, values, moved, strict=True)
+        ]
         if op.type in _COMPARISONS:
             opened = _COMPARISONS[op.type](*drawn[:2])
+        elif op.type in _SQUASHES:
+            opened_share = max(opened_share, _unsaturated_share(op.type, drawn[0]))
+            continue
         else:
             opened = drawn[0] > 0
             if op.type == "Relu6":
                 opened &= drawn[0] < 6
         if np.any(opened):
             return False
-    return True
+    return opened_share < _OPEN_SHARE
+
+
+def _unsaturated_share(kind: str, x: np.ndarray) -> float:
+    """The share of ``x`` where the squash's float32 derivative is not exactly zero."""
+    x = x.astype(np.float32)
+    with np.errstate(over="ignore", under="ignore"):
+        if kind == "Sigmoid":
+            y = np.float32(1) / (np.float32(1) + np.exp(-x))
+            slope = y * (np.float32(1) - y)
+        else:
+            y = np.tanh(x)
+            slope = np.float32(1) - y * y
+    return float(np.mean(slope != 0)) if slope.size else 0.0
+
+
+def _moved(a, key, reads: set[int], rng: np.random.Generator, depth: int) -> np.ndarray:
+    """The value of ``key`` with its frozen-fed part moved by its own scale (``_spread``):
+    through an offset or a scale by values no frozen variable feeds, the operand it
+    offsets or scales is what moves, and the op is computed again."""
+    flow = a.flow
+    value = np.asarray(a.value(key), np.float64)
+    p = flow.producer.get(key)
+    if depth <= 0 or p is None or flow.ops[p].type not in _AFFINE:
+        return _spread(rng, value)
+    op = flow.ops[p]
+    fed = [_fed_by(flow, [k], reads) for k in op.inputs]
+    operands = [a.value(k) for k in op.inputs]
+    if sum(fed) != 1 or any(v is None for v in operands):
+        return _spread(rng, value)
+    args = [
+        _moved(a, k, reads, rng, depth - 1) if f else np.asarray(v, np.float64)
+        for k, v, f in zip(op.inputs, operands, fed, strict=True)
+    ]
+    try:
+        with np.errstate(all="ignore"):
+            out = np.asarray(_AFFINE[op.type](*args), np.float64)
+    except (ValueError, TypeError):  # shapes a bias add broadcasts otherwise: move it whole
+        return _spread(rng, value)
+    return out if out.shape == value.shape else _spread(rng, value)
 
 
 def _spread(rng: np.random.Generator, x) -> np.ndarray:

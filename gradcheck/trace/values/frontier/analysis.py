@@ -44,6 +44,9 @@ class Analysis:
         self.flow = checked.ctx.flow
         self.targets = list(self.ctx.target_keys)
         self.rng = np.random.default_rng(_RNG_SEED)
+        #: the pass's ``tensor_mask(k)``: which of its sources a tensor depends on (set by a
+        #: pass for the explainers that walk back towards the sources)
+        self.tensor_mask = None
 
     def grad(self, k):
         return self.values.grad(k)

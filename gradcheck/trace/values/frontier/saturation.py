@@ -2,14 +2,16 @@
 local gradient is exactly zero, and stays so when its input is jittered); and at a clip
 (``tf.maximum``/``tf.minimum``/``tf.clip_by_value``) that lets no element through, most often
 a loss clipping a saturated probability to [ε, 1-ε]. A clip of a value that is exactly zero
-is a consequence: the zero's structural cause upstream (an all-zero mask) is reported."""
+is a consequence: the zero's structural cause upstream (an all-zero mask) is reported; so
+is a clip whose input a saturated squash or a closed clip further back made extreme (PPO's
+ratio clip behind a saturated, clipped softmax): the op that made it so is named."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from gradcheck.trace.values.frontier.analysis import Analysis, Cause
-from gradcheck.trace.values.frontier.ops import SQUASH
+from gradcheck.trace.values.frontier.ops import CLIPS, SQUASH
 from gradcheck.trace.values.frontier.structure import jitter
 from gradcheck.trace.values.frontier.zero_values import zero_value
 
@@ -78,6 +80,10 @@ def clipped(a: Analysis, c: int, t, g) -> Cause | None:
         if upstream is not None:
             return upstream
     squash_op = a.producer_through(t, SQUASH)
+    if squash_op is None:
+        upstream = _closed_upstream(a, c, t)
+        if upstream is not None:
+            return upstream
     jittered = list(ins)
     squashed_input = a.value(a.flow.ops[squash_op].data[0]) if squash_op is not None else None
     if squashed_input is not None and squashed_input.shape == ins[position].shape:
@@ -98,6 +104,42 @@ def clipped(a: Analysis, c: int, t, g) -> Cause | None:
         return Cause("GC201", "saturated-clipped", squash_op, c, reason, notes, {"act": name})
     reason = f"{a.call_text(c)} clips every value of the batch, where the gradient is zero"
     return Cause("GC201", "clipped", c, c, reason)
+
+
+#: How far back from a clip's input a closed clip or a saturated squash is looked for.
+_UPSTREAM_HOPS = 12
+
+
+def _closed_upstream(a: Analysis, c: int, t) -> Cause | None:
+    """The op that made the clip ``c``'s input degenerate: walking back from ``t`` along the
+    one input made from the sources (PPO's ratio ``exp(log p - log p_old)`` back
+    to ``p``), a clip that passes nothing or a squash saturated everywhere. Its gradient
+    would be zero even if ``c`` let every value through: it is the cause, ``c`` a
+    consequence (a saturated, clipped softmax makes every probability ratio extreme)."""
+    flow = a.flow
+    k = t
+    for _ in range(_UPSTREAM_HOPS):
+        p = flow.producer.get(k)
+        if p is None:
+            return None
+        op = flow.ops[p]
+        fed = a.tensor_mask or (lambda d: a.grad(d) is not None)
+        live = [d for d in dict.fromkeys(op.data) if fed(d)]
+        if len(live) != 1:
+            return None
+        out = a.value(op.outputs[0]) if op.outputs else None
+        if out is not None and (op.type in CLIPS or op.type in SQUASH):
+            # any upstream gradient, as if ``c`` passed one (not a uniform one: a softmax
+            # passes nothing back of a gradient equal on every class)
+            g = np.random.default_rng(0).standard_normal(out.shape).astype(np.float32)
+            cause = clipped(a, p, live[0], g) if op.type in CLIPS else saturated(a, p, live[0], g)
+            if cause is not None and cause.code == "GC201":
+                cause.frontier = c
+                if a.ctx.op_location(c) is not None:
+                    cause.notes.append(f"{a.call_text(c)} ({a.line_of(c)}) clips every value it gets from it")
+                return cause
+        k = live[0]
+    return None
 
 
 def squash(kind: str, x: np.ndarray) -> np.ndarray:

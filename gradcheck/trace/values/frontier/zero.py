@@ -24,6 +24,7 @@ _SELECTIONS = frozenset({"Minimum", "Maximum", "Select", "SelectV2"})
 
 def causes(a: Analysis, region, tensor_mask):
     flow = a.flow
+    a.tensor_mask = tensor_mask
 
     def zero(k) -> bool:
         g = a.grad(k)
