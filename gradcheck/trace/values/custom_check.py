@@ -1,6 +1,8 @@
-"""GC301 custom-gradient-mismatch (opt-in, ``--check-custom-gradients``): compare each
-``tf.custom_gradient`` on the way to the loss with central finite differences of its own
-forward function, on the values of the checked batch.
+"""GC301 custom-gradient-mismatch. By default: a gradient function that ignores ``dy``, and
+the cheap comparison of ``custom_quick`` (the first call of each of the user's custom
+gradients). The full comparison, below, is opt-in (``--check-custom-gradients``): compare
+each ``tf.custom_gradient`` on the way to the loss with central finite differences of its
+own forward function, on the values of the checked batch.
 
 While the check is on, ``tf.custom_gradient``'s eager and graph decorators are wrapped to
 remember each call: the user's function, its arguments and its outputs. At the gradient
