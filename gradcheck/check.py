@@ -43,7 +43,7 @@ class Options:
     #: passes every changed file); ``PATH::function`` targets are always checked.
     training_only: bool = False
     graph: bool = False  # attach each cut's subgraph (for --graph pictures)
-    #: GC301: compare each tf.custom_gradient with finite differences (opt-in: it costs time).
+    #: GC301's full finite-difference comparison of every tf.custom_gradient call (a cheap one runs by default).
     check_custom_gradients: bool = False
     #: Command-line arguments for every script (``gradcheck train.py -- --epochs 1``).
     argv: list[str] = field(default_factory=list)

@@ -250,10 +250,13 @@ how_to_run = _group(
     _option(
         "--check-custom-gradients",
         is_flag=True,
-        help="GC301: compare each tf.custom_gradient on the path with finite differences (costs extra evaluations).",
-        doc="GC301: compare each `tf.custom_gradient` on the path from the variables to the loss with finite "
-        "differences of its own forward function (a few extra evaluations per custom gradient; off by default, "
-        "or `check-custom-gradients = true` in the configuration).",
+        help="GC301: the full finite-difference comparison of every tf.custom_gradient call on the path "
+        "(six directions; scaled gradients and library custom gradients too).",
+        doc="GC301: the full comparison of every call of every `tf.custom_gradient` on the path from the variables "
+        "to the loss with finite differences of its own forward function (six directions each; a constant-factor "
+        "error and a library's custom gradient are compared too). By default a cheap comparison runs on the first "
+        "call of each of the user's custom gradients and reports only what cannot be deliberate (docs/rules/GC301.md); "
+        "or `check-custom-gradients = true` in the configuration.",
     ),
 )
 

@@ -40,7 +40,7 @@ class Config:
     timeout: float = DEFAULT_TIMEOUT
     steps: int = 1
     scripts: list[str] = field(default_factory=list)
-    check_custom_gradients: bool = False  # GC301 (opt-in)
+    check_custom_gradients: bool = False  # GC301's full comparison (a cheap one runs by default)
     path: Path | None = None  # the pyproject.toml it came from
     #: The command line's --select (replaces) and --ignore (adds to), applied as well to the
     #: settings of another project a checked file belongs to (``for_path``).
@@ -176,7 +176,8 @@ KEYS = (
         "boolean",
         "`false`",
         "--check-custom-gradients",
-        "GC301: compare each `tf.custom_gradient` with finite differences (opt-in: it costs extra evaluations).",
+        "GC301: the full finite-difference comparison of every `tf.custom_gradient` call (a cheap one runs by "
+        "default).",
     ),
 )
 

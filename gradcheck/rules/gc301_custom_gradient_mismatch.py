@@ -1,5 +1,6 @@
-"""GC301 custom-gradient-mismatch: a tf.custom_gradient that disagrees with finite
-differences of its own forward function (opt-in: ``--check-custom-gradients``)."""
+"""GC301 custom-gradient-mismatch: a tf.custom_gradient that ignores ``dy`` or disagrees with
+finite differences of its own forward function (a cheap comparison by default; the full one
+with ``--check-custom-gradients``)."""
 
 from __future__ import annotations
 
@@ -31,21 +32,39 @@ layer's custom matmul with a `variables` gradient all depend on `dy` and stay si
 a gradient that is zero everywhere (that is GC201's business). Eager, `tf.function` and `fit`
 alike: in a traced function the check runs when the function runs.
 
-Opt-in (`gradcheck --check-custom-gradients`, `check_step(..., check_custom_gradients=True)`):
-for each `tf.custom_gradient` whose output reaches the loss, also compares the gradient it
-returns with central finite differences of its forward function, with
-`tf.test.compute_gradient`, on the values the checked batch gave it. Each float input is
-checked along six random directions with random output weights (so a gradient that
-ignores the upstream gradient `dy` is caught too), and reported when the directional
-derivatives, taken together, differ by more than 10%; the finding points at the gradient
+Also by default, a cheap comparison with finite differences: for the first call of each
+custom gradient defined in the user's code whose output reaches the loss, and each of its
+inputs a trained variable's gradient goes through, the directional derivative the gradient
+gives, along three random unit directions with random output weights, against central
+differences of the forward function on the values of the checked batch (in float64 where the
+function accepts it). It reports only a gradient that cannot be deliberate: one that
+disagrees (more than 10% over the three directions) differently in different directions,
+the derivative of another function (a ReLU whose gradient is the identity's, a missing
+term), or has the wrong shape. Silent, as deliberate: a forward function that jumps
+(`tf.round`, `tf.sign`) or is flat in every direction (a straight-through estimator); a
+forward function that is the identity (its gradient is a gradient transform: clipping,
+scaling, reversal, masking); a gradient that is not linear in `dy` (clipped, normalised, the
+sign of `dy`: a vector-Jacobian product is linear); and a gradient that is the derivative
+times one constant (a scaled gradient). A library's custom gradient (`tf.recompute_grad`,
+`tf.nn.silu`) is not compared by default. Its cost, measured in `docs/performance.md`, is a
+few evaluations of the custom function per function, not per call.
+
+The full comparison is opt-in (`gradcheck --check-custom-gradients`,
+`check_step(..., check_custom_gradients=True)`): every call of every `tf.custom_gradient`
+whose output reaches the loss, library ones included, compared with
+`tf.test.compute_gradient` along six random directions with random output weights, and
+reported when the directional derivatives, taken together, differ by more than 10%,
+whatever the shape of the difference: a missing constant factor (`lambda dy: dy * x` for
+`x ** 2`) and a scaled gradient are reported too. The finding points at the gradient
 function and names the function, the input and the relative error.
 
-A forward function that jumps (`tf.round`, `tf.sign`: finite differences at two step sizes
-disagree) or is flat in every direction while its custom gradient is not (a straight-through
-estimator) is a deliberate surrogate: finite differences cannot judge it, and it is not
-reported. A gradient of the wrong shape (a per-sample gradient for a parameter, a scalar
-for a vector) is reported whatever its values. A gradient reversal layer (`lambda dy: -dy`) is deliberate too: silence it with
-`# noqa: GC301` on its gradient function.
+In both, a forward function that jumps (`tf.round`, `tf.sign`: finite differences at two
+step sizes disagree) or is flat in every direction while its custom gradient is not (a
+straight-through estimator) is a deliberate surrogate: finite differences cannot judge it,
+and it is not reported. A gradient of the wrong shape (a per-sample gradient for a
+parameter, a scalar for a vector) is reported whatever its values. Under the option, a
+gradient reversal layer (`lambda dy: -dy`) is reported too: silence it with `# noqa: GC301`
+on its gradient function.
 """
     why = """
 A custom gradient is code TensorFlow trusts blindly: a sign error, a missing factor, a
@@ -91,7 +110,7 @@ def log1pexp(x):
         "https://www.tensorflow.org/api_docs/python/tf/custom_gradient",
         "https://www.tensorflow.org/api_docs/python/tf/test/compute_gradient",
     )
-    #: Options the examples run with (GC301 is opt-in).
+    #: Options the examples run with (the full comparison, which is opt-in).
     run_options: ClassVar[dict] = {"check_custom_gradients": True}
 
     invalid = (

@@ -234,7 +234,7 @@ class _Tracer:
         hooks.activate(self.session)
         from gradcheck.trace.values import custom_check
 
-        custom_check.configure(self.session, check_custom_gradients=self.check_custom_gradients)  # GC301 is opt-in
+        custom_check.configure(self.session, check_custom_gradients=self.check_custom_gradients)  # GC301 full: opt-in
         self._patch_fit()
 
     def _patch_fit(self) -> None:

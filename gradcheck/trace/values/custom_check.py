@@ -1,6 +1,8 @@
-"""GC301 custom-gradient-mismatch (opt-in, ``--check-custom-gradients``): compare each
-``tf.custom_gradient`` on the way to the loss with central finite differences of its own
-forward function, on the values of the checked batch.
+"""GC301 custom-gradient-mismatch. By default: a gradient function that ignores ``dy``, and
+the cheap comparison of ``custom_quick`` (the first call of each of the user's custom
+gradients). The full comparison, below, is opt-in (``--check-custom-gradients``): compare
+each ``tf.custom_gradient`` on the way to the loss with central finite differences of its
+own forward function, on the values of the checked batch.
 
 While the check is on, ``tf.custom_gradient``'s eager and graph decorators are wrapped to
 remember each call: the user's function, its arguments and its outputs. At the gradient
@@ -37,6 +39,8 @@ from gradcheck.trace.record.errors import internal_error
 from gradcheck.trace.record.frames import Location
 from gradcheck.trace.record.registry import register
 from gradcheck.trace.values.checked import checked_call, options
+from gradcheck.trace.values.custom_quick import DIRECTIONS as QUICK_DIRECTIONS
+from gradcheck.trace.values.custom_quick import quick_mismatch
 
 __all__ = ["check", "check_call", "configure", "install"]
 
@@ -291,14 +295,45 @@ def _findings(
     args = [_tf.tf.convert_to_tensor(a) if _tf.is_variable(a) else a for a in args]
     deaf, deaf_variables = _ignores_upstream(call.function, args, kwargs)
     out = [_finding(checked, call, name, ("upstream",), [name]) for name in deaf_variables]
+    # by default, the cheap comparison: on the user's own custom gradients only (a library's
+    # is tested where it lives, and may be a deliberate surrogate), on the first call of
+    # each that reaches the loss (a wrong derivative is wrong at every call: an activation
+    # used by twenty layers is compared once)
+    quick = not differences and quick_enabled and _first_comparison(checked.session, call.function)
     for i, x in enumerate(args):
         if not _tf.is_tensor(x) or not _tf.is_differentiable_dtype(x.dtype) or _tf.tf.as_dtype(x.dtype).is_complex:
             continue
-        error = ("upstream",) if i in deaf else _mismatch(call.function, args, kwargs, i) if differences else None
+        if i in deaf:
+            error = ("upstream",)
+        elif differences:
+            error = _mismatch(call.function, args, kwargs, i)
+        elif quick and variables.get(i):  # a wrong gradient no trained variable receives harms nothing
+            error = quick_mismatch(call.function, args, kwargs, i)
+        else:
+            error = None
         if error is None:
             continue
-        out.append(_finding(checked, call, names[i], error, variables.get(i, [])))
+        out.append(_finding(checked, call, names[i], error, variables.get(i, []), full=differences))
+    _GRAD_FNS.pop(id(call.function), None)  # the check's own calls left their grad_fn there
     return out
+
+
+#: The default comparison runs (a switch for the benchmark that measures what it costs).
+quick_enabled = True
+
+
+def _first_comparison(session, function) -> bool:
+    """``function`` is the user's and has not been compared yet in this session (it is now)."""
+    from gradcheck.trace.record import frames
+
+    code = getattr(function, "__code__", None)
+    if code is None or not frames.is_user_file(code.co_filename):
+        return False
+    compared = session.__dict__.setdefault("custom_gradients_compared", set())
+    if code in compared:
+        return False
+    compared.add(code)
+    return True
 
 
 def _ignores_upstream(function, args: list, kwargs: dict) -> tuple[set[int], list[str]]:
@@ -464,7 +499,7 @@ def _mismatch(function, args: list, kwargs: dict, index: int):
     return error if error > THRESHOLD else None
 
 
-def _finding(checked, call: CustomCall, arg: str, error, variables: list[str]) -> Finding:
+def _finding(checked, call: CustomCall, arg: str, error, variables: list[str], full: bool = True) -> Finding:
     from gradcheck import sourcemap
     from gradcheck.trace.diagnose.describe import make
     from gradcheck.trace.record import frames
@@ -523,10 +558,16 @@ def _finding(checked, call: CustomCall, arg: str, error, variables: list[str]) -
     )
     if variant == "upstream":
         finding.notes.append(f"`{grad_name}` was called with three different upstream gradients `dy`")
-    else:
+    elif full:
         finding.notes.append(
             f"compared along {DIRECTIONS} random directions with central finite differences of `{name}` "
             f"(tf.test.compute_gradient) at the values of the checked batch"
+        )
+    else:
+        finding.notes.append(
+            f"compared along {QUICK_DIRECTIONS} random directions with central finite differences of `{name}` "
+            f"at the values of the checked batch; not a constant multiple of the derivative, so not a scaled "
+            f"gradient"
         )
     return finding
 
