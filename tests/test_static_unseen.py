@@ -115,6 +115,46 @@ VALID["parameter-function-numpy-postprocess"] = _ANY_NAME.format(
     loss="loss = tf.reduce_mean(tf.abs(out - y))\n        report = np.abs(out)"
 ).replace("f.trainable_variables", "opt.variables")
 
+# --- a model's outputs unpacked into names (a VAE's encoder passed in) ----------------------
+
+_UNPACKED = """\
+import keras
+import tensorflow as tf
+
+
+class VAE(keras.Model):
+    def __init__(self, encoder, decoder):
+        super().__init__()
+        self.encoder = encoder
+        self.decoder = decoder
+
+    {deco}def train_step(self, data):
+        with tf.GradientTape() as tape:
+            z_mean, z_log_var = self.encoder(data)
+            {edit}
+            z = z_mean + tf.exp(0.5 * z_log_var) * tf.random.normal(tf.shape(z_mean))
+            loss = tf.reduce_mean(tf.square(data - self.decoder(z)))
+        grads = tape.gradient(loss, self.trainable_weights)
+        self.optimizer.apply_gradients(zip(grads, self.trainable_weights))
+        return {{"loss": loss}}
+"""
+for _deco in ("", "@tf.function\n    "):
+    _kind = "traced" if _deco else "eager"
+    # one output cut: the head behind it starves, the other output still trains the encoder
+    INVALID[f"unpacked-output-cut-{_kind}"] = _UNPACKED.format(
+        deco=_deco, edit="z_mean = tf.round(z_mean)  # expect: GC102"
+    )
+    VALID[f"unpacked-outputs-both-used-{_kind}"] = _UNPACKED.format(deco=_deco, edit="pass")
+    # a cut output that only acts (an index, a metric) is no cut of the loss
+    VALID[f"unpacked-output-argmax-as-metric-{_kind}"] = _UNPACKED.format(
+        deco=_deco, edit="self.cluster = tf.argmax(z_mean, axis=-1)"
+    )
+# a tensor split into halves is one output: cutting one half starves nothing
+VALID["split-halves-of-one-output-one-cut"] = _UNPACKED.format(deco="", edit="pass").replace(
+    "z_mean, z_log_var = self.encoder(data)",
+    "z_mean, z_log_var = tf.split(self.encoder(data), 2, axis=-1)\n            z_mean = tf.stop_gradient(z_mean)",
+)
+
 # --- the tape's own controls -----------------------------------------------------------------
 
 _BLIND_TAPE = """\

@@ -15,7 +15,6 @@ import contextlib
 import gc
 import os
 import re
-import sys
 import tokenize
 import warnings
 
@@ -196,15 +195,17 @@ def _analyze(tree: ast.Module, source: str, path: str) -> list[Finding] | str:
     try:
         return analyze(tree, source, path)
     except BudgetExceeded:
-        return []  # too large to follow: say nothing rather than guess
+        # too large to follow: not checked, and said so (never "No findings" of what was not read)
+        return "the file is too large for the static analysis to follow; check it by running it (without --static)"
     except (RecursionError, MemoryError) as error:
         # nested deeper than the analysis can follow: not checked, and said so (never "no findings")
         return f"the file is nested too deeply for the static analysis ({type(error).__name__})"
-    except Exception as error:  # a bug here must not block anyone's commit
+    except Exception as error:
+        # a bug of gradcheck's: this file is not checked (exit 2 for it, the others still are),
+        # never reported clean
         if os.environ.get("GRADCHECK_STRICT"):
             raise
-        sys.stderr.write(f"gradcheck: static analysis of {path} stopped ({type(error).__name__}: {error})\n")
-        return []
+        return f"the static analysis stopped on an internal error of gradcheck's ({type(error).__name__}: {error})"
 
 
 __all__ = ["check_file", "check_notebook", "check_source", "is_training_code", "may_train"]

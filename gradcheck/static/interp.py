@@ -33,6 +33,7 @@ from gradcheck.static.scope import (
 )
 from gradcheck.static.values import (
     EMPTY,
+    FRESH,
     LIVE,
     UNSEEN,
     Flow,
@@ -160,8 +161,45 @@ class Interpreter(Resolver, Calls, Models):
         for target in node.targets:
             self._note_frozen(target, node.value, scope)
             self._note_drop(node, target, value)
-            self.assign(target, value, scope)
+            self.assign(target, self._split_outputs(node.value, target, value, scope), scope)
         return True
+
+    def _split_outputs(self, call: ast.expr, target: ast.AST, value: Value, scope: Scope) -> Value:
+        """``z_mean, z_log_var = self.encoder(x)``: a model this analysis does not follow
+        returns several outputs. Each name holds one, and a cut on one starves the variables
+        behind that output (its head), not the model's others: each output stands for a part
+        of the model of its own (``<model>.z_mean``). Only the called model is split; what its
+        input carries (another model's output) reaches every output alike."""
+        if not (
+            value.items is None
+            and not value.container
+            and isinstance(target, (ast.Tuple, ast.List))
+            and len(target.elts) >= 2
+            and all(isinstance(e, ast.Name) for e in target.elts)
+            and isinstance(call, ast.Call)
+            and isinstance(call.func, (ast.Name, ast.Attribute))
+        ):
+            return value
+        models = self.eval(call.func, scope).models
+        split = [o for o, cuts in value.flow.items() if not cuts and o in models and real(o)]
+        # a fresh model (``keras.Model(i, o)(x)``) is renamed when assigned: not split
+        split = [o for o in split if not o.startswith(FRESH) or o.startswith(FRESH + "s:")]
+        if not split:
+            return value
+        program = self.program
+        items = []
+        for elt in target.elts:
+            flow = dict(value.flow)
+            for origin in split:
+                part = f"{origin}.{elt.id}"
+                del flow[origin]
+                flow[part] = LIVE
+                program.add_part(origin, part)
+                program.kinds.setdefault(part, program.model_kind(origin))
+                program.labels.setdefault(part, f"the output {elt.id} of {program.label(origin)}")
+                self.note_birth(part, call)
+            items.append(Value(flow=flow, dtype=value.dtype, tensor=value.tensor))
+        return Value(flow=value.flow, items=tuple(items), dtype=value.dtype, tensor=value.tensor)
 
     def _note_drop(self, node: ast.stmt, target: ast.AST, value: Value) -> None:
         """A dead store: a name (or a name of a tuple unpacked) bound here that the function

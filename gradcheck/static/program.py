@@ -356,6 +356,8 @@ class Program:
 
     def label(self, origin: str) -> str:
         """How a message names an origin: its variable name, or a layer's ``name=``."""
+        if origin in self.labels:
+            return self.labels[origin]
         if origin.startswith(FRESH):
             head, dot, rest = origin.partition(".")
             if dot:
