@@ -402,3 +402,65 @@ def fake_tfds(source: str, shape: list[int], classes: int, n: int = 64) -> str:
     otherwise; ``with_info`` gives the label count and split sizes."""
     code = f"N = {n}\nSHAPE = {tuple(shape)!r}\nCLASSES = {classes}\n" + _TFDS_STUB
     return stub_module(source, "tensorflow_datasets", code)
+
+
+# -- a synthetic continuous-control environment (tranche progD) ---------------------------------
+
+_SYNTH_ENV = '''
+import sys as _gcm_sys
+import types as _gcm_types
+
+import numpy as _gcm_np
+from gymnasium import spaces as _gcm_spaces
+
+
+class _GcmSyntheticEnv:
+    """A tiny continuous-control task behind the gym<0.26 API: random observations in
+    [-1, 1], reward -|a|^2, an episode of _GCM_STEPS steps. Stands in for an environment whose
+    simulator is not installed here (Box2D, MuJoCo); the agent's networks and losses are
+    the program's own, only its data comes from here."""
+
+    def __init__(self, obs_dim, act_dim, high, steps):
+        self.observation_space = _gcm_spaces.Box(-1.0, 1.0, (obs_dim,), dtype=_gcm_np.float32)
+        self.action_space = _gcm_spaces.Box(-high, high, (act_dim,), dtype=_gcm_np.float32)
+        self._steps, self._t = steps, 0
+        self.unwrapped = self
+
+    def _obs(self):
+        return _gcm_np.random.uniform(-1.0, 1.0, self.observation_space.shape).astype(_gcm_np.float32)
+
+    def reset(self, **kwargs):
+        self._t = 0
+        return self._obs()
+
+    def step(self, action):
+        self._t += 1
+        reward = -float(_gcm_np.sum(_gcm_np.square(_gcm_np.asarray(action, dtype=_gcm_np.float32))))
+        return self._obs(), reward, self._t >= self._steps, {}
+
+    def seed(self, seed=None):
+        return [seed]
+
+    def render(self, *args, **kwargs):
+        return None
+
+    def close(self):
+        pass
+
+
+_gcm_gym = _gcm_types.ModuleType("gym")
+_gcm_gym.make = lambda *a, **k: _GcmSyntheticEnv(_GCM_OBS_DIM, _GCM_ACT_DIM, _GCM_HIGH, _GCM_STEPS)
+_gcm_gym.spaces = _gcm_spaces
+_gcm_sys.modules["gym"] = _gcm_gym
+'''
+
+
+@transform
+def synthetic_env(source: str, obs_dim: int, act_dim: int, high: float = 1.0, steps: int = 50) -> str:
+    """``import gym`` served by a synthetic continuous-control task (old reset/step API) whose
+    ``make`` ignores the environment's name: ``obs_dim`` observations, ``act_dim`` actions in
+    [-high, high], random observations, episodes of ``steps`` steps. For an agent written for
+    an environment whose simulator is not installed here (Box2D's LunarLanderContinuous,
+    MuJoCo): the shapes are the environment's, the agent is untouched."""
+    consts = f"_GCM_OBS_DIM = {obs_dim}\n_GCM_ACT_DIM = {act_dim}\n_GCM_HIGH = {float(high)}\n_GCM_STEPS = {steps}\n"
+    return consts + _SYNTH_ENV.lstrip("\n") + source
