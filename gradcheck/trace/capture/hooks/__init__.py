@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-from gradcheck.trace.capture.hooks import distribute, escapes, functions, keras, optimizers, tape, threads
+from gradcheck.trace.capture.hooks import distribute, escapes, functions, keras, optimizers, pyfunc, tape, threads
 from gradcheck.trace.capture.patches import Patches
 from gradcheck.trace.capture.session import Session
 from gradcheck.trace.record import _tf
@@ -53,6 +53,7 @@ STEPS: tuple[Step, ...] = (
     Step("keras", keras.install),
     Step("optimizers", optimizers.install, optimizers.uninstall),
     Step("distribute", distribute.install),
+    Step("py_function", pyfunc.install),
     Step("op-callback", _add_op_callback, _remove_op_callback),
     Step("threads", threads.install, threads.uninstall),
 )
