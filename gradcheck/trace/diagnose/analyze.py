@@ -9,7 +9,6 @@ host escape, a function that captured them by value, or plain non-use.
 
 from __future__ import annotations
 
-import ast
 import fnmatch
 
 from gradcheck import sourcemap
@@ -23,11 +22,18 @@ from gradcheck.trace.diagnose.context import (
     recover_hidden_reads,
     source_tensor,
 )
-from gradcheck.trace.diagnose.cut_findings import cut_finding, stopped_target_finding, target_outside_findings
-from gradcheck.trace.diagnose.cuts import BLOCK, Cut, find_cuts
+from gradcheck.trace.diagnose.cut_findings import (
+    cut_finding,
+    outside_location,
+    ran_before_tape,
+    stopped_target_finding,
+    target_outside_findings,
+)
+from gradcheck.trace.diagnose.cuts import BLOCK, OUTSIDE, Cut, find_cuts
 from gradcheck.trace.diagnose.describe import make, merge
 from gradcheck.trace.diagnose.escape import escaped_target_findings
 from gradcheck.trace.diagnose.roles import stops_a_target
+from gradcheck.trace.diagnose.source_list import outside_is_intended, source_list_finding, sources_location
 from gradcheck.trace.diagnose.unreached import unreached_findings
 from gradcheck.trace.record import _tf, frames
 from gradcheck.trace.record.call import GradientCall
@@ -169,6 +175,8 @@ def _diagnose(ctx: Context, starved: list[Source]) -> list[Finding]:
             cut_sources = [by_key[k] for k in cut.sources]
             if _stops_a_target(ctx, cut, live):
                 findings.append(stopped_target_finding(ctx, cut, cut_sources))
+            elif (why := _outside_on_purpose(ctx, cut, live)) is not None:
+                findings.append(source_list_finding(ctx, cut, cut_sources, why, outside_location(ctx, cut)))
             else:
                 findings.append(cut_finding(ctx, cut, cut_sources))
         # in the order of the sources (a set's order would change the notes' order from run to run)
@@ -176,6 +184,13 @@ def _diagnose(ctx: Context, starved: list[Source]) -> list[Finding]:
         findings.extend(unreached_findings(ctx, unreached))
         findings.extend(target_outside_findings(ctx, unreached))
     return merge(findings)
+
+
+def _outside_on_purpose(ctx: Context, cut: Cut, live) -> str | None:
+    """A forward pass before the tape that is no cause: the sources are the mistake."""
+    if cut.kind != OUTSIDE or cut.op < 0:
+        return None
+    return outside_is_intended(ctx, cut, lambda keys: live(ctx.target_keys, set(keys)), ran_before_tape(ctx, cut.op))
 
 
 def _stops_a_target(ctx: Context, cut: Cut, live) -> bool:
@@ -192,7 +207,7 @@ def _source_only_cause(ctx: Context, source: Source, on_tape: set) -> Finding | 
     if source.is_variable and not getattr(value, "trainable", True):
         # a non-trainable variable among the sources (`model.variables`: BatchNorm statistics,
         # a Dropout's integer seed state): the source list is what to change, whatever its dtype
-        return _source_finding(ctx, "GC115", source, _sources_location(ctx))
+        return _source_finding(ctx, "GC115", source, sources_location(ctx, argument=False))
     if dtype is not None and not _tf.is_differentiable_dtype(dtype):
         dtype_name = _tf.tf.as_dtype(dtype).name
         use, as_index = _integer_use(ctx, source)
@@ -225,20 +240,6 @@ def _other_watch(ctx: Context, source: Source) -> Location | None:
     if len(ctx.state.watch_sites) != 1 or len(sites) != 1:
         return None
     return frames.site_location(sites[0], hints=("watch",))
-
-
-def _sources_location(ctx: Context) -> Location | None:
-    """The expression that built the gradient call's source list: the call itself, or the
-    statement that bound the name it passes (``variables = model.variables``)."""
-    call = ctx.call_location
-    if call is None:
-        return None
-    args = sourcemap.call_arguments(call.path, call.line, call.column, "gradient")
-    if args and len(args) > 1 and isinstance(args[1], ast.Name):
-        bound = sourcemap.binding_line(call.path, args[1].id, call.line)
-        if bound is not None:
-            return Location(call.path, bound.line, bound.column, bound.end_line, bound.end_column)
-    return call
 
 
 def _integer_use(ctx: Context, source: Source) -> tuple[int | None, bool]:
