@@ -257,3 +257,50 @@ def test_a_list_of_the_tapes_own_model_is_silent(run_script, decorator):
     scale = 3.0 if decorator else 4.0
     result = run_script(_source(NEVER_RUN, decorator=decorator, scale=scale, sources="actor.trainable_variables"))
     assert _found(result) == []
+
+
+# -- 2. integers written into a variable --------------------------------------------------
+
+PASTE = """\
+    import numpy as np
+    import tensorflow as tf
+
+    x = np.random.default_rng(0).normal(size=(3, 2)).astype("float32")
+    w = tf.Variable(tf.ones((2, 2)) * 0.3, name="w")
+    canvas = tf.Variable(tf.ones((3, 8)), name="canvas")
+
+
+    {decorator}
+    def step():
+        with tf.GradientTape() as tape:
+            corners = tf.sigmoid(tf.matmul(x, w)) * {scale}
+            cells = {cells}
+            for i in range(3):
+                canvas[i, cells[i, 0] : cells[i, 0] + 2].assign(tf.zeros((2,)))
+            loss = tf.reduce_sum(canvas * 2.0)
+        return tape.gradient(loss, [w])
+
+
+    step()
+    """
+
+
+@MODES
+def test_integer_slice_bounds_of_a_variable_write_are_cut_where_they_became_integers(run_script, decorator):
+    """``canvas[i, a:b].assign(...)`` with bounds cast from the model's floats: the values
+    written do not depend on ``w``, its only way to the loss is where the write goes, and
+    that was cut at the cast (GC103 at 13), not a source the loss never uses (GC108)."""
+    scale = 4.0 if decorator else 5.0
+    result = run_script(_source(PASTE, decorator=decorator, scale=scale, cells="tf.cast(corners, tf.int32)"))
+    assert _found(result) == [("GC103", 13, ["w"])]
+
+
+@MODES
+def test_a_variable_write_at_fixed_bounds_is_silent(run_script, decorator):
+    """The look-alike: the same write at constant bounds, and ``w`` reaching the loss as a float."""
+    scale = 2.0 if decorator else 3.0
+    source = _source(PASTE, decorator=decorator, scale=scale, cells="tf.ones((3, 2), tf.int32)")
+    source = source.replace(
+        "loss = tf.reduce_sum(canvas * 2.0)", "loss = tf.reduce_sum(canvas * 2.0) + tf.reduce_sum(corners)"
+    )
+    assert _found(run_script(source)) == []

@@ -314,7 +314,7 @@ class Level:
             # forward pass run before the tape, or the first op after it)
             self.add_outside(consumer)
         elif isinstance(t, WriteKey):
-            self.add(ASSIGN, flow.producer[t])
+            self.add_write(flow.producer[t])
         elif t in flow.resources and not flow.has_gradient(op.type):
             # the op takes the variable itself (``dataset.reduce`` running the model in tf.data),
             # and TensorFlow has no gradient for it: the op is the cut, not the variable's birth
@@ -327,6 +327,24 @@ class Level:
             self.add(BLOCK, consumer, [t])
         else:
             self.walk_integer_region(producer)
+
+    def add_write(self, assign: int) -> None:
+        """A value written into a variable that the loss reads back: the assignment cuts
+        what it writes. When the sources reach it only through integers (slice bounds of
+        ``v[i, y0:y1].assign(...)``, scatter indices, an integer value written), those were
+        cut first, where floats became integers: that is the culprit."""
+        flow = self.flow
+        op = flow.ops[assign]
+        reached = [k for k in flow.inputs_of(op, self.data) if k in self.on_path and not isinstance(k, WriteKey)]
+        starts = [flow.producer[k] for k in reached if k in flow.producer and flow.producer[k] in self.region]
+        if not reached or any(flow.is_differentiable(k) for k in reached) or len(starts) != len(reached):
+            self.add(ASSIGN, assign)
+            return
+        before = {key for key in self.found if key[0] == BOUNDARY}
+        for start in starts:
+            self.walk_integer_region(start)
+        if not any(key[0] == BOUNDARY and key not in before for key in self.found):
+            self.add(ASSIGN, assign)  # no float turned into them here: the write is what is left
 
     def walk_integer_region(self, start: int) -> None:
         """From an op producing an integer/bool tensor, find where floats became integers."""
