@@ -304,3 +304,93 @@ def test_a_variable_write_at_fixed_bounds_is_silent(run_script, decorator):
         "loss = tf.reduce_sum(canvas * 2.0)", "loss = tf.reduce_sum(canvas * 2.0) + tf.reduce_sum(corners)"
     )
     assert _found(run_script(source)) == []
+
+
+# -- 3. a crash that is the host escape's consequence -----------------------------------
+
+CRASH_IN_TAPE = """\
+    import keras
+    import numpy as np
+    import tensorflow as tf
+
+    model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(3, name="d")], name="m")
+    x = np.random.default_rng(0).normal(size=(8, 4)).astype("float32")
+    with tf.GradientTape() as tape:
+        pred = {escape}
+        order = np.argsort(pred.numpy().flatten())
+        loss = tf.reduce_sum(pred)
+    grads = tape.gradient(loss, model.trainable_variables)
+    """
+
+
+@pytest.mark.parametrize("escape", ["np.maximum(model(x), 0)", "model.predict(x, verbose=0)"], ids=["numpy", "predict"])
+def test_a_numpy_value_from_the_tape_that_crashes_the_next_line_is_gc105(run_script, escape):
+    """The escape (line 8) turns the forward output into an ndarray inside the tape; the
+    program then fails on it (line 9) before its gradient request, under python too. The
+    failure is the escape's consequence: GC105 at the escape, the error in a note."""
+    result = run_script(_source(CRASH_IN_TAPE, escape=escape))
+    assert _found(result) == [("GC105", 8, ["m/d/bias", "m/d/kernel"])]
+    assert any("line 9" in n and "no attribute 'numpy'" in n for n in result.findings[0].notes)
+
+
+def test_numpy_after_the_tape_is_silent(run_script):
+    source = _source(CRASH_IN_TAPE, escape="model(x)")
+    source = source.replace("        order = np.argsort(pred.numpy().flatten())\n", "")
+    source += "order = np.argsort(pred.numpy().flatten())\n"
+    assert _found(run_script(source)) == []
+
+
+def test_another_failure_inside_a_tape_stays_the_programs_own(run_script):
+    """A `.numpy()` for a log line inside the tape, then a failure of another kind: no
+    escape caused it, so it is the script's failure (GC901), not a GC105."""
+    source = _source(CRASH_IN_TAPE, escape="model(x)")
+    source = source.replace(
+        "order = np.argsort(pred.numpy().flatten())", "print(pred.numpy().sum()); np.zeros(3).reshape(2, 2)"
+    )
+    result = run_script(source)
+    assert result.findings == []
+    assert result.error is not None and result.error.code == "GC901"
+
+
+PREDICT_IN_FIT = """\
+import keras
+import numpy as np
+import tensorflow as tf
+
+
+class Net(keras.Model):
+    def __init__(self):
+        super().__init__()
+        self.body = keras.Sequential([keras.Input((4,)), keras.layers.Dense(3, name="b")], name="body")
+        self.head = keras.layers.Dense(1)
+
+    def call(self, x):
+        return self.head(self.body(x))
+
+    def train_step(self, data):
+        x, y = data
+        with tf.GradientTape() as tape:
+            h = {h}
+            loss = tf.reduce_mean((self.head(h) - y) ** 2)
+        grads = tape.gradient(loss, self.trainable_variables)
+        self.optimizer.apply_gradients(zip(grads, self.trainable_variables))
+        return {{"loss": loss}}
+
+
+model = Net()
+model.compile(optimizer="sgd", run_eagerly={eagerly})
+model.fit(np.random.rand(32, 4).astype("float32"), np.zeros((32, 1), "float32"), epochs=1, batch_size=16, verbose=0)
+"""
+
+
+@pytest.mark.parametrize("eagerly", [True, False], ids=["run_eagerly", "traced"])
+def test_predict_inside_fits_train_step_is_gc105(run_script, eagerly):
+    """``predict`` inside ``fit``'s ``train_step`` raises under python (a distribution
+    strategy's cross-replica RuntimeError when run eagerly): GC105 at the ``predict``."""
+    result = run_script(PREDICT_IN_FIT.format(h="self.body.predict(x, verbose=0)", eagerly=eagerly))
+    assert _found(result) == [("GC105", 18, ["body/b/bias", "body/b/kernel"])]
+
+
+@pytest.mark.parametrize("eagerly", [True, False], ids=["run_eagerly", "traced"])
+def test_the_sub_model_called_inside_fits_train_step_is_silent(run_script, eagerly):
+    assert _found(run_script(PREDICT_IN_FIT.format(h="self.body(x)", eagerly=eagerly))) == []
