@@ -394,3 +394,50 @@ def test_predict_inside_fits_train_step_is_gc105(run_script, eagerly):
 @pytest.mark.parametrize("eagerly", [True, False], ids=["run_eagerly", "traced"])
 def test_the_sub_model_called_inside_fits_train_step_is_silent(run_script, eagerly):
     assert _found(run_script(PREDICT_IN_FIT.format(h="self.body(x)", eagerly=eagerly))) == []
+
+
+# -- 4. ranking of cuts: a stopped TD target is intent ----------------------------------
+
+DQN = """\
+    import keras
+    import numpy as np
+    import tensorflow as tf
+
+    online = keras.Sequential([keras.Input((4,)), keras.layers.Dense(3, name="q")], name="online")
+    rng = np.random.default_rng(3)
+    states = rng.normal(size=(16, 4)).astype("float32")
+    next_states = rng.normal(size=(16, 4)).astype("float32")
+    actions = rng.integers(0, 3, size=16)
+    rewards = rng.normal(size=16).astype("float32")
+
+
+    {decorator}
+    def step():
+        with tf.GradientTape() as tape:
+            q = online(states)
+            q = {q}
+            td_target = tf.stop_gradient(rewards + {gamma} * tf.reduce_max(online(next_states), axis=1))
+            q_taken = tf.reduce_sum(q * tf.one_hot(actions, 3), axis=1)
+            loss = tf.reduce_mean(tf.square(td_target - q_taken))
+        return tape.gradient(loss, online.trainable_variables)
+
+
+    step()
+    """
+
+
+@MODES
+def test_an_integer_op_on_the_prediction_outranks_the_stopped_td_target(run_script, decorator):
+    """Both paths of the online network are cut: the prediction by an argsort (the bug,
+    line 17) and the TD target by its `tf.stop_gradient` (the program's intent, 18). The
+    finding is the argsort's, not GC104 at the stop."""
+    gamma = 0.9 if decorator else 0.8
+    result = run_script(_source(DQN, decorator=decorator, gamma=gamma, q="tf.cast(tf.argsort(q), q.dtype)"))
+    assert [(code, line) for code, line, _ in _found(result)] == [("GC101", 17)]
+    assert result.findings[0].variables == ["online/q/bias", "online/q/kernel"]
+
+
+@MODES
+def test_a_dqn_with_its_stopped_td_target_is_silent(run_script, decorator):
+    gamma = 0.7 if decorator else 0.6
+    assert _found(run_script(_source(DQN, decorator=decorator, gamma=gamma, q="q * 1.0"))) == []

@@ -170,8 +170,9 @@ def _diagnose(ctx: Context, starved: list[Source]) -> list[Finding]:
         by_key = {s.key: s for s in rest if s.key is not None}
         unkeyed = [s for s in rest if s.key is None]
         live = _live_fn(ctx)
-        result = find_cuts(ctx.flow, ctx.target_keys, by_key, live, on_tape)
-        for cut in result.cuts:
+        intended = _intended_stop_fn(ctx)
+        result = find_cuts(ctx.flow, ctx.target_keys, by_key, live, on_tape, intended)
+        for cut in _rank(result.cuts, intended):
             cut_sources = [by_key[k] for k in cut.sources]
             if _stops_a_target(ctx, cut, live):
                 findings.append(stopped_target_finding(ctx, cut, cut_sources))
@@ -184,6 +185,36 @@ def _diagnose(ctx: Context, starved: list[Source]) -> list[Finding]:
         findings.extend(unreached_findings(ctx, unreached))
         findings.extend(target_outside_findings(ctx, unreached))
     return merge(findings)
+
+
+def _intended_stop_fn(ctx: Context):
+    """Whether a ``tf.stop_gradient`` stops a target (a TD target, an advantage): compared
+    with a value made from the trained variables, live or not (a prediction cut elsewhere
+    is still the prediction)."""
+    memo: dict[int, bool] = {}
+
+    def intended(i: int) -> bool:
+        if i not in memo:
+            op = ctx.flow.ops[i]
+            memo[i] = op.type == "StopGradient" and stops_a_target(ctx.flow, i, lambda keys: bool(keys))
+        return memo[i]
+
+    return intended
+
+
+def _rank(cuts: list[Cut], intended) -> list[Cut]:
+    """A stop on a target is the program's intent: it ranks below any other cut of the same
+    variables (an integer index on the prediction's path), and is reported only for
+    variables no other cut explains."""
+    others = set().union(*(c.sources for c in cuts if not (c.kind == BLOCK and c.op >= 0 and intended(c.op))))
+    out = []
+    for cut in cuts:
+        if cut.kind == BLOCK and cut.op >= 0 and intended(cut.op):
+            cut.sources = cut.sources - others
+            if not cut.sources:
+                continue
+        out.append(cut)
+    return out
 
 
 def _outside_on_purpose(ctx: Context, cut: Cut, live) -> str | None:

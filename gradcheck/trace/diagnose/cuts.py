@@ -62,12 +62,19 @@ class CutResult:
 
 
 def find_cuts(
-    flow: Flow, targets: list[Key], sources: Iterable[Key], live_fn: LiveFn, watched: Iterable[Key] = ()
+    flow: Flow,
+    targets: list[Key],
+    sources: Iterable[Key],
+    live_fn: LiveFn,
+    watched: Iterable[Key] = (),
+    intended: Callable[[int], bool] = lambda op: False,
 ) -> CutResult:
     """``watched``: the tensors the user's tape watched (a cut at a tensor made outside
-    TensorFlow is "unwatched" only when the tape did not watch it)."""
+    TensorFlow is "unwatched" only when the tape did not watch it). ``intended(op)``: the
+    op (a ``tf.stop_gradient`` on a TD target) cuts on purpose, so a float path through it
+    does not excuse an integer cut on the prediction's path."""
     targets, watched = list(targets), frozenset(watched)
-    walk = _Walk(flow, _memo_live(live_fn), watched)
+    walk = _Walk(flow, _memo_live(live_fn), watched, intended)
     result = walk.find(targets, set(sources), 0, True)
     if result.unreached:
         rest = walk.find(targets, result.unreached, 0, False)
@@ -113,8 +120,8 @@ class _Walk:
     ArgMax), and walking it again for each, at each depth, made the walk exponential in the
     number of such culprits."""
 
-    def __init__(self, flow: Flow, live_fn: LiveFn, watched: frozenset) -> None:
-        self.flow, self.live_fn, self.watched = flow, live_fn, watched
+    def __init__(self, flow: Flow, live_fn: LiveFn, watched: frozenset, intended: Callable[[int], bool]) -> None:
+        self.flow, self.live_fn, self.watched, self.intended = flow, live_fn, watched, intended
         self.levels: dict[tuple, CutResult | None] = {}
 
     def find(self, targets: list[Key], sources: set, depth: int, data: bool) -> CutResult:
@@ -196,7 +203,7 @@ def _find(walk: _Walk, targets: list[Key], sources: set, depth: int, data: bool)
     # that also reaches the target through floats: its float path died of another cause.
     float_path = 0
     if any(kind == BOUNDARY for kind, _ in found):
-        float_path = _float_path_mask(flow, bits, connected, region, target_set, data)
+        float_path = _float_path_mask(flow, bits, connected, region, target_set, data, walk.intended)
     cuts: list[Cut] = []
     for (kind, culprit), inputs in found.items():
         owner_mask = masks.get(culprit, 0)
@@ -266,13 +273,22 @@ def _bypasses(flow: Flow, cut: Cut, region: set[int], targets: set, data: bool) 
     return False
 
 
-def _float_path_mask(flow: Flow, bits: dict, connected: set, region: set[int], targets: set, data: bool) -> int:
+def _float_path_mask(
+    flow: Flow,
+    bits: dict,
+    connected: set,
+    region: set[int],
+    targets: set,
+    data: bool,
+    intended: Callable[[int], bool] = lambda op: False,
+) -> int:
     """The bits of the sources that reach a target through float (or written) tensors
     computed on the tape only, for all sources in one pass (a path that left the tape,
-    like a TD target built before it, is no excuse for an integer cut on the tape)."""
+    like a TD target built before it, or one through a stop that is ``intended``, the same
+    target stopped inside it, is no excuse for an integer cut on the tape)."""
     seeds = {s: bits[s] for s in connected}
     blocked = {k for k, d in flow.differentiable.items() if not d and not isinstance(k, WriteKey)}
-    recorded = {i for i in region if flow.ops[i].recorded}
+    recorded = {i for i in region if flow.ops[i].recorded and not (flow.ops[i].type == "StopGradient" and intended(i))}
     masks = flow.reach_masks(seeds, recorded, blocked, data)
     out = 0
     for i, mask in masks.items():
