@@ -441,3 +441,41 @@ def test_an_integer_op_on_the_prediction_outranks_the_stopped_td_target(run_scri
 def test_a_dqn_with_its_stopped_td_target_is_silent(run_script, decorator):
     gamma = 0.7 if decorator else 0.6
     assert _found(run_script(_source(DQN, decorator=decorator, gamma=gamma, q="q * 1.0"))) == []
+
+
+# -- 5. an empty target: no loss at all ---------------------------------------------------
+
+EMPTY_TARGET = """\
+    import keras
+    import numpy as np
+    import tensorflow as tf
+
+    model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(1, name="d")], name="m")
+    x = np.random.default_rng(0).normal(size=(8, 4)).astype("float32")
+
+
+    {decorator}
+    def step():
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_mean(model(x) ** 2) * {scale}
+        return tape.gradient({target}, model.trainable_variables)
+
+
+    step()
+    """
+
+
+@MODES
+def test_gradients_of_an_empty_model_losses_name_the_request(run_script, decorator):
+    """``model.losses`` holds no loss (no layer adds one): the target is empty. GC108 at the
+    request (13), not a host escape at the model's call."""
+    scale = 1.0 if decorator else 2.0
+    result = run_script(_source(EMPTY_TARGET, decorator=decorator, scale=scale, target="model.losses"))
+    assert _found(result) == [("GC108", 13, ["m/d/bias", "m/d/kernel"])]
+    assert "empty" in result.findings[0].notes[0] and "model.losses" in result.findings[0].fix
+
+
+@MODES
+def test_gradients_of_the_loss_are_silent(run_script, decorator):
+    scale = 3.0 if decorator else 4.0
+    assert _found(run_script(_source(EMPTY_TARGET, decorator=decorator, scale=scale, target="loss"))) == []

@@ -82,6 +82,13 @@ class Regressor(keras.Model):
             "variables of the model that makes its prediction (the actor's for the actor's loss), and train "
             "{names} with a loss of their own (the critic's value loss).",
         ),
+        "empty-target": (
+            "When the target handed to `tape.gradient` is empty (`model.losses` of a model whose layers add no loss)",
+            "There is no loss to differentiate: {target} is empty. `model.losses` holds only the losses layers "
+            "add (regularization, `add_loss`); differentiate the training loss instead "
+            "(`loss = self.compute_loss(x, y, y_pred)`, then `tape.gradient(loss, ...)`), adding "
+            "`sum(model.losses)` to it when there are any.",
+        ),
         "outside-target": (
             "When their model ran before the tape and its output is only a target of this loss (a teacher's "
             "soft targets)",
@@ -113,7 +120,14 @@ class Regressor(keras.Model):
             "gradient with respect to the layer output it returns, inside the same tape.",
         ),
     }
-    doc_fields = {"arg": "x", "names": "x", "call": "the call", "outputs": "output_b", "value": "`h`"}
+    doc_fields = {
+        "arg": "x",
+        "names": "x",
+        "call": "the call",
+        "outputs": "output_b",
+        "value": "`h`",
+        "target": "`model.losses`",
+    }
     references = ("https://www.tensorflow.org/guide/autodiff#getting_a_gradient_of_none",)
 
     invalid = (

@@ -164,6 +164,8 @@ def _diagnose(ctx: Context, starved: list[Source]) -> list[Finding]:
     if rest:
         if ctx.eager:
             recover_hidden_reads(ctx, [s for s in rest if s.is_variable and s.key is not None])
+        if not ctx.flat_targets:  # `tape.gradient(model.losses, ...)` with no layer loss: nothing to differentiate
+            return merge([*findings, _empty_target_finding(ctx, rest)])
         escaped = escaped_target_findings(ctx, rest)
         if escaped is not None:  # the loss itself left TensorFlow: that is every source's cause
             return merge(findings + escaped)
@@ -185,6 +187,26 @@ def _diagnose(ctx: Context, starved: list[Source]) -> list[Finding]:
         findings.extend(unreached_findings(ctx, unreached))
         findings.extend(target_outside_findings(ctx, unreached))
     return merge(findings)
+
+
+def _empty_target_finding(ctx: Context, sources: list[Source]) -> Finding:
+    """The target is empty (an empty list: ``model.losses`` when no layer added a loss):
+    there is no loss at all, and the request is the line to change."""
+    location = ctx.call_location
+    args = sourcemap.call_arguments(location.path, location.line, location.column, "gradient") if location else None
+    target = sourcemap.short_text(args[0]) if args else None
+    finding = make(
+        ctx,
+        "GC108",
+        location,
+        [s.name for s in sources],
+        variant="empty-target",
+        target=f"`{target}`" if target else "the target",
+    )
+    finding.notes.append(
+        f"the target handed to `tape.gradient`{f' (`{target}`)' if target else ''} is empty: there is no loss"
+    )
+    return finding
 
 
 def _intended_stop_fn(ctx: Context):
