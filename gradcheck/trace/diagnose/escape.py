@@ -188,11 +188,12 @@ def _predicted_with(error: BaseException, site, location: Location) -> list[str]
     return sorted(_tf.variable_name(v) for v in getattr(model, "trainable_variables", None) or ())
 
 
-def _in_chain(noted: BaseException, error: BaseException) -> bool:
+def _in_chain(noted: int, error: BaseException) -> bool:
+    """Whether the error with id ``noted`` is ``error`` or one it was raised from."""
     seen: set[int] = set()
     current: BaseException | None = error
     while current is not None and id(current) not in seen:
-        if current is noted:
+        if id(current) == noted:
             return True
         seen.add(id(current))
         current = current.__cause__ or current.__context__

@@ -41,7 +41,8 @@ def install(session: Session, patches: Patches) -> None:
             # (a crash that is a host escape's consequence is diagnosed from it, escape.py)
             state = session.tape_state(self)
             if state is not None and state in session.recording:
-                session.__dict__["tape_at_error"] = (error, state, session.recorder.seq)
+                # the error's id, not the error: its traceback would keep the step's tensors alive
+                session.__dict__["tape_at_error"] = (id(error), state, session.recorder.seq)
         session.on_pop(self)
 
     def watch(self, tensor):
