@@ -16,7 +16,11 @@ Finds a tensor computed from the trained variables that is converted to a host v
 inside the tape (`t.numpy()`, `np.mean(t)`, `float(t)`, `model.predict(x)`), whose result
 then feeds the loss. In graph mode (`tf.function`, `model.fit`) the same code fails while
 tracing (`'SymbolicTensor' object has no attribute 'numpy'`); gradcheck reports that
-trace-time error as this cause.
+trace-time error as this cause. So it does for a failure the escape causes while a tape
+records eagerly: `model.predict` inside a `run_eagerly` `train_step` (a distribution
+strategy's cross-replica `RuntimeError`), or the NumPy value that came back used as a tensor
+on a later line (`'numpy.ndarray' object has no attribute 'numpy'`): the finding is at the
+escape, the failure in a note.
 """
     why = """
 The tape records TensorFlow ops only. A NumPy array is a plain value: when it comes back

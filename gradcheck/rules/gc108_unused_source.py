@@ -17,7 +17,11 @@ but never called, layers not chained in `call()` (each applied to the raw input)
 dropped loss term, an unused head, the wrong model's variables (variables of a model the
 loss never calls), a watched tensor the model never saw, a value a traced loop's body
 computes and drops (`ta.write(t, y)` without `ta =` inside a `tf.function`: TensorFlow then
-gives None, or zeros when the loop's other outputs reach the loss). The finding points at
+gives None, or zeros when the loop's other outputs reach the loss). Also a model the request
+names whose forward pass ran before the tape on purpose: a teacher whose output is only the
+soft target of a distillation loss, or a GAN's generator asked of the discriminator's tape (which
+trains the discriminator, left out of the request); then the finding points at the expression
+that built the source list, and a note names the call that ran before the tape. The finding points at
 the dead end, the line where the last value made from the variable is left, else at the
 `tape.gradient` call, and notes where the variable was last read, if it was.
 
@@ -78,6 +82,28 @@ class Regressor(keras.Model):
             "variables of the model that makes its prediction (the actor's for the actor's loss), and train "
             "{names} with a loss of their own (the critic's value loss).",
         ),
+        "empty-target": (
+            "When the target handed to `tape.gradient` is empty (`model.losses` of a model whose layers add no loss)",
+            "There is no loss to differentiate: {target} is empty. `model.losses` holds only the losses layers "
+            "add (regularization, `add_loss`); differentiate the training loss instead "
+            "(`loss = self.compute_loss(x, y, y_pred)`, then `tape.gradient(loss, ...)`), adding "
+            "`sum(model.losses)` to it when there are any.",
+        ),
+        "outside-target": (
+            "When their model ran before the tape and its output is only a target of this loss (a teacher's "
+            "soft targets)",
+            "Their model ran before the tape on purpose: its output is a target, a constant to this loss, so "
+            "{names} get no gradient from it. Leave them out of the sources (ask for the variables of the model "
+            "being trained, `self.student.trainable_variables`), or freeze their model "
+            "(`teacher.trainable = False`) so that `self.trainable_variables` leaves them out.",
+        ),
+        "other-model": (
+            "When their model ran before the tape, and the tape trains another model that the request leaves out",
+            "The tape recorded another model's forward pass, and this request asks for {names}, whose model ran "
+            "before the tape: ask this loss for the variables of the model it trains (the discriminator's for "
+            "the discriminator's loss). If {names} are meant to train with this loss, call their model inside "
+            "the tape instead.",
+        ),
         "loop": (
             "When a value made in a traced loop's body is dropped there (autograph's `for t in tf.range(n)`)",
             "Carry the value out of the loop: in a `tf.function`, `TensorArray.write` returns a new array "
@@ -94,7 +120,14 @@ class Regressor(keras.Model):
             "gradient with respect to the layer output it returns, inside the same tape.",
         ),
     }
-    doc_fields = {"arg": "x", "names": "x", "call": "the call", "outputs": "output_b", "value": "`h`"}
+    doc_fields = {
+        "arg": "x",
+        "names": "x",
+        "call": "the call",
+        "outputs": "output_b",
+        "value": "`h`",
+        "target": "`model.losses`",
+    }
     references = ("https://www.tensorflow.org/guide/autodiff#getting_a_gradient_of_none",)
 
     invalid = (

@@ -9,7 +9,6 @@ host escape, a function that captured them by value, or plain non-use.
 
 from __future__ import annotations
 
-import ast
 import fnmatch
 
 from gradcheck import sourcemap
@@ -23,11 +22,18 @@ from gradcheck.trace.diagnose.context import (
     recover_hidden_reads,
     source_tensor,
 )
-from gradcheck.trace.diagnose.cut_findings import cut_finding, stopped_target_finding, target_outside_findings
-from gradcheck.trace.diagnose.cuts import BLOCK, Cut, find_cuts
+from gradcheck.trace.diagnose.cut_findings import (
+    cut_finding,
+    outside_location,
+    ran_before_tape,
+    stopped_target_finding,
+    target_outside_findings,
+)
+from gradcheck.trace.diagnose.cuts import BLOCK, OUTSIDE, Cut, find_cuts
 from gradcheck.trace.diagnose.describe import make, merge
 from gradcheck.trace.diagnose.escape import escaped_target_findings
 from gradcheck.trace.diagnose.roles import stops_a_target
+from gradcheck.trace.diagnose.source_list import outside_is_intended, source_list_finding, sources_location
 from gradcheck.trace.diagnose.unreached import unreached_findings
 from gradcheck.trace.record import _tf, frames
 from gradcheck.trace.record.call import GradientCall
@@ -158,17 +164,22 @@ def _diagnose(ctx: Context, starved: list[Source]) -> list[Finding]:
     if rest:
         if ctx.eager:
             recover_hidden_reads(ctx, [s for s in rest if s.is_variable and s.key is not None])
+        if not ctx.flat_targets:  # `tape.gradient(model.losses, ...)` with no layer loss: nothing to differentiate
+            return merge([*findings, _empty_target_finding(ctx, rest)])
         escaped = escaped_target_findings(ctx, rest)
         if escaped is not None:  # the loss itself left TensorFlow: that is every source's cause
             return merge(findings + escaped)
         by_key = {s.key: s for s in rest if s.key is not None}
         unkeyed = [s for s in rest if s.key is None]
         live = _live_fn(ctx)
-        result = find_cuts(ctx.flow, ctx.target_keys, by_key, live, on_tape)
-        for cut in result.cuts:
+        intended = _intended_stop_fn(ctx)
+        result = find_cuts(ctx.flow, ctx.target_keys, by_key, live, on_tape, intended)
+        for cut in _rank(result.cuts, intended):
             cut_sources = [by_key[k] for k in cut.sources]
             if _stops_a_target(ctx, cut, live):
                 findings.append(stopped_target_finding(ctx, cut, cut_sources))
+            elif (why := _outside_on_purpose(ctx, cut, live)) is not None:
+                findings.append(source_list_finding(ctx, cut, cut_sources, why, outside_location(ctx, cut)))
             else:
                 findings.append(cut_finding(ctx, cut, cut_sources))
         # in the order of the sources (a set's order would change the notes' order from run to run)
@@ -176,6 +187,63 @@ def _diagnose(ctx: Context, starved: list[Source]) -> list[Finding]:
         findings.extend(unreached_findings(ctx, unreached))
         findings.extend(target_outside_findings(ctx, unreached))
     return merge(findings)
+
+
+def _empty_target_finding(ctx: Context, sources: list[Source]) -> Finding:
+    """The target is empty (an empty list: ``model.losses`` when no layer added a loss):
+    there is no loss at all, and the request is the line to change."""
+    location = ctx.call_location
+    args = sourcemap.call_arguments(location.path, location.line, location.column, "gradient") if location else None
+    target = sourcemap.short_text(args[0]) if args else None
+    finding = make(
+        ctx,
+        "GC108",
+        location,
+        [s.name for s in sources],
+        variant="empty-target",
+        target=f"`{target}`" if target else "the target",
+    )
+    finding.notes.append(
+        f"the target handed to `tape.gradient`{f' (`{target}`)' if target else ''} is empty: there is no loss"
+    )
+    return finding
+
+
+def _intended_stop_fn(ctx: Context):
+    """Whether a ``tf.stop_gradient`` stops a target (a TD target, an advantage): compared
+    with a value made from the trained variables, live or not (a prediction cut elsewhere
+    is still the prediction)."""
+    memo: dict[int, bool] = {}
+
+    def intended(i: int) -> bool:
+        if i not in memo:
+            op = ctx.flow.ops[i]
+            memo[i] = op.type == "StopGradient" and stops_a_target(ctx.flow, i, lambda keys: bool(keys))
+        return memo[i]
+
+    return intended
+
+
+def _rank(cuts: list[Cut], intended) -> list[Cut]:
+    """A stop on a target is the program's intent: it ranks below any other cut of the same
+    variables (an integer index on the prediction's path), and is reported only for
+    variables no other cut explains."""
+    others = set().union(*(c.sources for c in cuts if not (c.kind == BLOCK and c.op >= 0 and intended(c.op))))
+    out = []
+    for cut in cuts:
+        if cut.kind == BLOCK and cut.op >= 0 and intended(cut.op):
+            cut.sources = cut.sources - others
+            if not cut.sources:
+                continue
+        out.append(cut)
+    return out
+
+
+def _outside_on_purpose(ctx: Context, cut: Cut, live) -> str | None:
+    """A forward pass before the tape that is no cause: the sources are the mistake."""
+    if cut.kind != OUTSIDE or cut.op < 0:
+        return None
+    return outside_is_intended(ctx, cut, lambda keys: live(ctx.target_keys, set(keys)), ran_before_tape(ctx, cut.op))
 
 
 def _stops_a_target(ctx: Context, cut: Cut, live) -> bool:
@@ -192,7 +260,7 @@ def _source_only_cause(ctx: Context, source: Source, on_tape: set) -> Finding | 
     if source.is_variable and not getattr(value, "trainable", True):
         # a non-trainable variable among the sources (`model.variables`: BatchNorm statistics,
         # a Dropout's integer seed state): the source list is what to change, whatever its dtype
-        return _source_finding(ctx, "GC115", source, _sources_location(ctx))
+        return _source_finding(ctx, "GC115", source, sources_location(ctx, argument=False))
     if dtype is not None and not _tf.is_differentiable_dtype(dtype):
         dtype_name = _tf.tf.as_dtype(dtype).name
         use, as_index = _integer_use(ctx, source)
@@ -225,20 +293,6 @@ def _other_watch(ctx: Context, source: Source) -> Location | None:
     if len(ctx.state.watch_sites) != 1 or len(sites) != 1:
         return None
     return frames.site_location(sites[0], hints=("watch",))
-
-
-def _sources_location(ctx: Context) -> Location | None:
-    """The expression that built the gradient call's source list: the call itself, or the
-    statement that bound the name it passes (``variables = model.variables``)."""
-    call = ctx.call_location
-    if call is None:
-        return None
-    args = sourcemap.call_arguments(call.path, call.line, call.column, "gradient")
-    if args and len(args) > 1 and isinstance(args[1], ast.Name):
-        bound = sourcemap.binding_line(call.path, args[1].id, call.line)
-        if bound is not None:
-            return Location(call.path, bound.line, bound.column, bound.end_line, bound.end_column)
-    return call
 
 
 def _integer_use(ctx: Context, source: Source) -> tuple[int | None, bool]:

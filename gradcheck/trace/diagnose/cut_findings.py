@@ -17,7 +17,7 @@ from gradcheck.trace.record import _tf, frames
 from gradcheck.trace.record.dataflow import GRADIENT_CALL, TAG_CUSTOM_GRADIENT, TAG_FUNCTION
 from gradcheck.trace.record.frames import Location
 
-__all__ = ["cut_finding", "stopped_target_finding", "target_outside_findings"]
+__all__ = ["cut_finding", "outside_location", "ran_before_tape", "stopped_target_finding", "target_outside_findings"]
 
 
 def _cut_code(ctx: Context, cut: Cut) -> str:
@@ -54,7 +54,7 @@ def cut_finding(
     if inside is not None:
         location = inside[1]
     elif cut.op >= 0 and cut.kind == OUTSIDE:
-        location = _outside_location(ctx, cut)
+        location = outside_location(ctx, cut)
     elif cut.op >= 0:
         location = ctx.cut_location(cut.op)
     location = location or ctx.call_location or Location("<unknown>", 1)
@@ -101,7 +101,7 @@ def cut_finding(
         notes=notes,
         arg=first_arg or sourcemap.free_name(location.path, ("v", "value", "v_")),
         fn=(label or "").lower(),
-        when=("before" if _ran_before_tape(ctx, cut.op) else "after") if cut.kind == OUTSIDE else "",
+        when=("before" if ran_before_tape(ctx, cut.op) else "after") if cut.kind == OUTSIDE else "",
         **({"variant": variant} if variant else _variant(ctx, cut, location)),
     )
     if finding.chain and first is not None:
@@ -175,7 +175,7 @@ def _first_named_cause(graph, starts: list) -> tuple[str, object] | None:
     return None
 
 
-def _outside_location(ctx: Context, cut: Cut) -> Location | None:
+def outside_location(ctx: Context, cut: Cut) -> Location | None:
     """A computation that ran outside the tape is one user statement, however many ops it
     ran: the user's call at the level where its stack leaves the ``tape.gradient`` call's
     (``y_pred = self(x)`` before the tape in a ``train_step``, not a line of the model's
@@ -281,7 +281,7 @@ def _outside_variant(ctx: Context, cut: Cut, location: Location) -> dict:
     return {}
 
 
-def _ran_before_tape(ctx: Context, op_index: int) -> bool:
+def ran_before_tape(ctx: Context, op_index: int) -> bool:
     op = ctx.flow.ops[op_index]
     if ctx.eager:
         return op.site is not None and _record_seq(ctx, op_index) < ctx.state.start_seq

@@ -62,12 +62,19 @@ class CutResult:
 
 
 def find_cuts(
-    flow: Flow, targets: list[Key], sources: Iterable[Key], live_fn: LiveFn, watched: Iterable[Key] = ()
+    flow: Flow,
+    targets: list[Key],
+    sources: Iterable[Key],
+    live_fn: LiveFn,
+    watched: Iterable[Key] = (),
+    intended: Callable[[int], bool] = lambda op: False,
 ) -> CutResult:
     """``watched``: the tensors the user's tape watched (a cut at a tensor made outside
-    TensorFlow is "unwatched" only when the tape did not watch it)."""
+    TensorFlow is "unwatched" only when the tape did not watch it). ``intended(op)``: the
+    op (a ``tf.stop_gradient`` on a TD target) cuts on purpose, so a float path through it
+    does not excuse an integer cut on the prediction's path."""
     targets, watched = list(targets), frozenset(watched)
-    walk = _Walk(flow, _memo_live(live_fn), watched)
+    walk = _Walk(flow, _memo_live(live_fn), watched, intended)
     result = walk.find(targets, set(sources), 0, True)
     if result.unreached:
         rest = walk.find(targets, result.unreached, 0, False)
@@ -113,8 +120,8 @@ class _Walk:
     ArgMax), and walking it again for each, at each depth, made the walk exponential in the
     number of such culprits."""
 
-    def __init__(self, flow: Flow, live_fn: LiveFn, watched: frozenset) -> None:
-        self.flow, self.live_fn, self.watched = flow, live_fn, watched
+    def __init__(self, flow: Flow, live_fn: LiveFn, watched: frozenset, intended: Callable[[int], bool]) -> None:
+        self.flow, self.live_fn, self.watched, self.intended = flow, live_fn, watched, intended
         self.levels: dict[tuple, CutResult | None] = {}
 
     def find(self, targets: list[Key], sources: set, depth: int, data: bool) -> CutResult:
@@ -196,7 +203,7 @@ def _find(walk: _Walk, targets: list[Key], sources: set, depth: int, data: bool)
     # that also reaches the target through floats: its float path died of another cause.
     float_path = 0
     if any(kind == BOUNDARY for kind, _ in found):
-        float_path = _float_path_mask(flow, bits, connected, region, target_set, data)
+        float_path = _float_path_mask(flow, bits, connected, region, target_set, data, walk.intended)
     cuts: list[Cut] = []
     for (kind, culprit), inputs in found.items():
         owner_mask = masks.get(culprit, 0)
@@ -266,13 +273,22 @@ def _bypasses(flow: Flow, cut: Cut, region: set[int], targets: set, data: bool) 
     return False
 
 
-def _float_path_mask(flow: Flow, bits: dict, connected: set, region: set[int], targets: set, data: bool) -> int:
+def _float_path_mask(
+    flow: Flow,
+    bits: dict,
+    connected: set,
+    region: set[int],
+    targets: set,
+    data: bool,
+    intended: Callable[[int], bool] = lambda op: False,
+) -> int:
     """The bits of the sources that reach a target through float (or written) tensors
     computed on the tape only, for all sources in one pass (a path that left the tape,
-    like a TD target built before it, is no excuse for an integer cut on the tape)."""
+    like a TD target built before it, or one through a stop that is ``intended``, the same
+    target stopped inside it, is no excuse for an integer cut on the tape)."""
     seeds = {s: bits[s] for s in connected}
     blocked = {k for k, d in flow.differentiable.items() if not d and not isinstance(k, WriteKey)}
-    recorded = {i for i in region if flow.ops[i].recorded}
+    recorded = {i for i in region if flow.ops[i].recorded and not (flow.ops[i].type == "StopGradient" and intended(i))}
     masks = flow.reach_masks(seeds, recorded, blocked, data)
     out = 0
     for i, mask in masks.items():
@@ -314,7 +330,7 @@ class Level:
             # forward pass run before the tape, or the first op after it)
             self.add_outside(consumer)
         elif isinstance(t, WriteKey):
-            self.add(ASSIGN, flow.producer[t])
+            self.add_write(flow.producer[t])
         elif t in flow.resources and not flow.has_gradient(op.type):
             # the op takes the variable itself (``dataset.reduce`` running the model in tf.data),
             # and TensorFlow has no gradient for it: the op is the cut, not the variable's birth
@@ -327,6 +343,24 @@ class Level:
             self.add(BLOCK, consumer, [t])
         else:
             self.walk_integer_region(producer)
+
+    def add_write(self, assign: int) -> None:
+        """A value written into a variable that the loss reads back: the assignment cuts
+        what it writes. When the sources reach it only through integers (slice bounds of
+        ``v[i, y0:y1].assign(...)``, scatter indices, an integer value written), those were
+        cut first, where floats became integers: that is the culprit."""
+        flow = self.flow
+        op = flow.ops[assign]
+        reached = [k for k in flow.inputs_of(op, self.data) if k in self.on_path and not isinstance(k, WriteKey)]
+        starts = [flow.producer[k] for k in reached if k in flow.producer and flow.producer[k] in self.region]
+        if not reached or any(flow.is_differentiable(k) for k in reached) or len(starts) != len(reached):
+            self.add(ASSIGN, assign)
+            return
+        before = {key for key in self.found if key[0] == BOUNDARY}
+        for start in starts:
+            self.walk_integer_region(start)
+        if not any(key[0] == BOUNDARY and key not in before for key in self.found):
+            self.add(ASSIGN, assign)  # no float turned into them here: the write is what is left
 
     def walk_integer_region(self, start: int) -> None:
         """From an op producing an integer/bool tensor, find where floats became integers."""

@@ -45,6 +45,8 @@ def graph_escape_finding(session, error: BaseException) -> Finding | None:
     if not any(m in text for m in _ESCAPE_MESSAGES):
         return None
     tensor = getattr(error, "obj", None) if isinstance(error, AttributeError) else None
+    if tensor is not None and not (_tf.is_tensor(tensor) and getattr(tensor, "graph", None) is not None):
+        return None  # `.numpy()` asked of a NumPy array, not of a symbolic tensor: no graph escape
     frame_location = None
     tb = error.__traceback__
     while tb is not None:
@@ -94,7 +96,7 @@ def _converted_tensor(error: BaseException):
     return None
 
 
-def predict_on_tape_finding(error: BaseException) -> Finding | None:
+def predict_on_tape_finding(error: BaseException, recording: bool = False) -> Finding | None:
     """``model.predict`` inside a training step is a host escape (GC105), and TensorFlow or
     Keras fails on it: called while a tape records, tf_keras's predict function fails on the
     tape (``LookupError: No gradient defined for operation 'IteratorGetNext'``); called
@@ -103,7 +105,7 @@ def predict_on_tape_finding(error: BaseException) -> Finding | None:
     ``AttributeError`` on ``.numpy()``, a ``TypeError``, a distribution strategy's
     ``RuntimeError``). Under ``python`` the script crashes there too. The crash is the host
     escape at the user's ``predict``, the model's variables starved."""
-    on_tape = isinstance(error, LookupError) and "No gradient defined for operation" in str(error)
+    on_tape = recording or (isinstance(error, LookupError) and "No gradient defined for operation" in str(error))
     frame = site = None
     for tb_frame, lasti in _user_frames(error, generated=True):
         frame, site = tb_frame, (tb_frame.f_code, lasti)
@@ -131,6 +133,117 @@ def predict_on_tape_finding(error: BaseException) -> Finding | None:
         note = "`predict` cannot run inside a traced step (tf.function / model.fit) and failed there: "
     note += _first_line(error)[:120]
     return make(None, "GC105", spot, sorted(names), call=sourcemap.short_text(call.func) or "predict", notes=[note])
+
+
+def crash_on_tape_finding(session, error: BaseException) -> Finding | None:
+    """Eager: the program failed while a tape recorded, and the failure is a host escape's
+    consequence: ``model.predict`` there (inside ``fit``'s ``train_step`` it raises a
+    distribution strategy's ``RuntimeError``), or a NumPy value that left the tape used as
+    a tensor on a later line (``pred.numpy()`` on what ``np.maximum(model(x), 0)``
+    returned). The escape is the bug (GC105, at the escape, the failure in a note); any
+    other failure inside a tape stays the program's own."""
+    noted = session.__dict__.get("tape_at_error") if session is not None else None
+    if noted is None or not _in_chain(noted[0], error):
+        return None
+    _, state, upto = noted
+    found = predict_on_tape_finding(error, recording=True)
+    if found is not None:
+        return found
+    failed = _host_value_failure(error)
+    if failed is None:
+        return None
+    escapes = [
+        (seq, site, key)
+        for key, entries in list(session.recorder.escapes.items())
+        for seq, site, code in entries
+        if code == "GC105" and state.start_seq <= seq <= upto and not is_log_line(frames.site_location(site))
+    ]
+    if not escapes:
+        return None
+    _, site, key = max(escapes, key=lambda e: e[0])
+    location = frames.site_location(site)
+    where = _failure_line(error)
+    note = (
+        "what left TensorFlow here came back as a NumPy value, and the program then failed on it"
+        + (f" at line {where}" if where is not None else "")
+        + f": {failed}"
+    )
+    names = _eager_variables_upstream(session, state, key) or _predicted_with(error, site, location)
+    if not names:
+        return None  # nothing trained left with it: say what is certain, the program's own failure
+    return make(None, "GC105", location, names, notes=[note], **escape_fields(location))
+
+
+def _predicted_with(error: BaseException, site, location: Location) -> list[str]:
+    """The trainable variables of the model whose ``predict`` at ``location`` made the
+    escape (its forward pass ran in Keras's own function, not on the tape's records)."""
+    call = sourcemap.call_node(location.path, location.line, "predict") or sourcemap.call_node(
+        location.path, location.line, "predict_on_batch"
+    )
+    code = site[0] if isinstance(site, tuple) and site else None
+    frame = next((f for f, _ in _user_frames(error) if f.f_code is code), None)
+    if call is None or frame is None:
+        return []
+    model = _resolve(call.func.value, frame)
+    return sorted(_tf.variable_name(v) for v in getattr(model, "trainable_variables", None) or ())
+
+
+def _in_chain(noted: int, error: BaseException) -> bool:
+    """Whether the error with id ``noted`` is ``error`` or one it was raised from."""
+    seen: set[int] = set()
+    current: BaseException | None = error
+    while current is not None and id(current) not in seen:
+        if id(current) == noted:
+            return True
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return False
+
+
+def _host_value_failure(error: BaseException) -> str | None:
+    """The first line of ``error`` when it is a NumPy value used where a tensor was meant
+    (``'numpy.ndarray' object has no attribute 'numpy'``); None otherwise."""
+    import numpy as np
+
+    obj = getattr(error, "obj", None) if isinstance(error, AttributeError) else None
+    if isinstance(obj, (np.ndarray, np.generic)):
+        return _first_line(error)
+    return None
+
+
+def _failure_line(error: BaseException) -> int | None:
+    line = None
+    for frame, lasti in _user_frames(error):
+        line = frames.site_location((frame.f_code, lasti)).line
+    return line
+
+
+def _eager_variables_upstream(session, state, key) -> list[str]:
+    """Names of the variables the escaped eager tensor ``key`` was computed from, on the
+    tape ``state`` (its recorded ops)."""
+    from gradcheck.trace.record.dataflow import TAG_READ
+
+    flow, _ = session.recorder.build_flow(state.ident, {}, _tf.nondata_inputs)
+    producer = flow.producer.get(key)
+    if producer is None:
+        return []
+    by_handle = session.variables_by_handle()
+    names_by_key = {}
+    for ref in list(getattr(session, "_variables", ())):
+        variable = ref()
+        try:
+            handle = _tf.handle_of(variable) if variable is not None else None
+        except (AttributeError, ValueError, TypeError):
+            continue
+        if handle is not None and id(handle) in by_handle and getattr(handle, "_id", None) is not None:
+            names_by_key[handle._id] = by_handle[id(handle)]
+    names = set()
+    for i in flow.backward_cone([key]):
+        op = flow.ops[i]
+        if op.tag == TAG_READ and op.inputs and op.inputs[0] in names_by_key:
+            variable = names_by_key[op.inputs[0]]
+            names.add(variable)
+    return sorted(names)
 
 
 def _first_line(error: BaseException) -> str:

@@ -131,16 +131,28 @@ def predicts(flow: Flow, keys: list, live: Callable[[list], bool]) -> bool:
     return bool(reads) and live(reads)
 
 
+#: what a teacher's logits go through to become soft targets (a distillation loss)
+SOFT_TARGET = TARGET_ALGEBRA | {"Softmax", "LogSoftmax", "Sigmoid"}
+
+
 def stops_a_target(flow: Flow, stop: int, live: Callable[[list], bool], hops: int = 6) -> bool:
     """The op ``stop`` (a ``tf.stop_gradient``) stops a target: through target algebra only,
     its value is compared with a prediction (``predicts``, with ``live`` the loss's
     liveness question): the other side of an error, the logits of a cross-entropy it
     labels, or a log-probability it weights."""
+    return is_target(flow, flow.ops[stop].outputs, live, hops)
+
+
+def is_target(
+    flow: Flow, keys, live: Callable[[list], bool], hops: int = 6, passes: frozenset = TARGET_ALGEBRA
+) -> bool:
+    """Some of ``keys`` is a target: through ``passes`` only, compared with a prediction
+    (see ``stops_a_target``). ``SOFT_TARGET`` lets a teacher's logits pass a softmax."""
 
     def prediction(keys) -> bool:
         return predicts(flow, keys, live)
 
-    stack, seen = [(k, 0) for k in flow.ops[stop].outputs], set()
+    stack, seen = [(k, 0) for k in keys], set()
     while stack:
         k, depth = stack.pop()
         for j in flow.data_consumers.get(k, ()):
@@ -162,6 +174,6 @@ def stops_a_target(flow: Flow, stop: int, live: Callable[[list], bool], hops: in
                     and prediction(others)
                 ):
                     return True
-            if op.type in TARGET_ALGEBRA:
+            if op.type in passes:
                 stack.extend((o, depth + 1) for o in op.outputs)
     return False

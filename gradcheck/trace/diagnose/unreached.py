@@ -13,6 +13,7 @@ from gradcheck.trace.diagnose.cuts import BOUNDARY, Cut
 from gradcheck.trace.diagnose.describe import make, op_label
 from gradcheck.trace.diagnose.escape import escape_fields, is_log_line
 from gradcheck.trace.diagnose.loop_bodies import dropped_in_loop
+from gradcheck.trace.diagnose.source_list import sources_location, trains_another_model
 from gradcheck.trace.record import _tf, frames
 from gradcheck.trace.record.dataflow import TAG_FUNCTION, TAG_READ
 from gradcheck.trace.record.frames import Location
@@ -292,6 +293,8 @@ def _unused_finding(ctx: Context, source: Source, reach: set[int]) -> Finding:
             name = sourcemap.bound_name(dead_end.path, dead_end.line)
             value = f"`{name}`" if name else "the value computed here"
             finding = _located(ctx, "GC108", [source], dead_end, variant="dead-end", value=value)
+        elif trains_another_model(ctx):  # the model the request names never ran on this tape
+            finding = _located(ctx, "GC108", [source], sources_location(ctx))
         else:
             finding = _located(ctx, "GC108", [source], ctx.call_location)
     if uses:

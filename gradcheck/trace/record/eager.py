@@ -37,6 +37,7 @@ _ASSIGN_OPS = frozenset(
         "ResourceScatterSub",
         "ResourceScatterNdUpdate",
         "ResourceScatterNdAdd",
+        "ResourceStridedSliceAssign",  # ``v[i, a:b].assign(x)``
     }
 )
 _READ_OPS = frozenset({"ReadVariableOp", "ResourceGather", "ResourceGatherNd"})

@@ -470,9 +470,11 @@ def _escape_finding(session: Session | None, error: BaseException):
     while a step is traced, ``model.predict`` on a recording tape; None for any other error."""
     if session is None:
         return None
-    from gradcheck.trace.diagnose.escape import graph_escape_finding, predict_on_tape_finding
+    from gradcheck.trace.diagnose.escape import crash_on_tape_finding, graph_escape_finding, predict_on_tape_finding
 
-    return predict_on_tape_finding(error) or graph_escape_finding(session, error)
+    return (
+        predict_on_tape_finding(error) or crash_on_tape_finding(session, error) or graph_escape_finding(session, error)
+    )
 
 
 def _later_escape(session: Session | None, error: BaseException):

@@ -35,6 +35,14 @@ def install(session: Session, patches: Patches) -> None:
 
     def _pop_tape(self):
         orig_pop(self)
+        error = sys.exc_info()[1]
+        if error is not None and _tf.executing_eagerly():
+            # the `with` block is left by an exception: which tape recorded when it was raised
+            # (a crash that is a host escape's consequence is diagnosed from it, escape.py)
+            state = session.tape_state(self)
+            if state is not None and state in session.recording:
+                # the error's id, not the error: its traceback would keep the step's tensors alive
+                session.__dict__["tape_at_error"] = (id(error), state, session.recorder.seq)
         session.on_pop(self)
 
     def watch(self, tensor):
