@@ -357,7 +357,15 @@ class EagerRecorder:
         self.paused += 1
         try:
             with record.stop_recording():
-                return execute.execute(rec.type, len(rec.outputs), inputs, rec.attrs, context.context())
+                try:
+                    return execute.execute(rec.type, len(rec.outputs), inputs, rec.attrs, context.context())
+                except Exception:  # noqa: BLE001 - TensorFlow's errors differ by op and version
+                    # an empty list attribute can reach the op callback as None (``Squeeze``'s
+                    # ``squeeze_dims`` of ``tf.squeeze(x)``), which ``execute`` refuses
+                    if rec.attrs is None or None not in rec.attrs[1::2]:
+                        raise
+                    attrs = tuple([] if i % 2 and a is None else a for i, a in enumerate(rec.attrs))
+                    return execute.execute(rec.type, len(rec.outputs), inputs, attrs, context.context())
         finally:
             self.paused -= 1
 
