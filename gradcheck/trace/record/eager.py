@@ -359,7 +359,7 @@ class EagerRecorder:
             with record.stop_recording():
                 try:
                     return execute.execute(rec.type, len(rec.outputs), inputs, rec.attrs, context.context())
-                except Exception:  # noqa: BLE001 - TensorFlow's errors differ by op and version
+                except Exception:  # TensorFlow's errors differ by op and version
                     # an empty list attribute can reach the op callback as None (``Squeeze``'s
                     # ``squeeze_dims`` of ``tf.squeeze(x)``), which ``execute`` refuses
                     if rec.attrs is None or None not in rec.attrs[1::2]:
