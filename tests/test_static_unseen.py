@@ -176,6 +176,38 @@ grads = tape.gradient(loss, images)
 INVALID["host-index-beside-a-cut"] = _SALIENCY.format(edit="pred = tf.round(pred)  # expect: GC102")
 VALID["host-index-of-the-live-prediction"] = _SALIENCY.format(edit="pass")
 
+# --- a model passed to a Model subclass under any name (a distiller's student) --------------
+
+_DISTILLER = """\
+import keras
+import tensorflow as tf
+
+
+class Distiller(keras.Model):
+    def __init__(self, student, teacher, distill_loss):
+        super().__init__()
+        self.student = student
+        self.teacher = teacher
+        self.distill_loss = distill_loss
+
+    @tf.function
+    def train_step(self, data):
+        x, y = data
+        teacher_predictions = self.teacher(x, training=False)
+        with tf.GradientTape() as tape:
+            student_predictions = self.student(x, training=True)
+            {edit}
+            loss = self.distill_loss(tf.nn.softmax(teacher_predictions), tf.nn.softmax(student_predictions))
+        gradients = tape.gradient(loss, self.student.trainable_variables)
+        self.optimizer.apply_gradients(zip(gradients, self.student.trainable_variables))
+        return {{"loss": loss}}
+"""
+INVALID["distiller-student-cast"] = _DISTILLER.format(
+    edit="student_predictions = tf.cast(tf.cast(student_predictions, tf.int32), tf.float32)  # expect: GC103"
+)
+# the teacher runs before the tape on purpose; the loss function is called but is no model
+VALID["distiller-student-trained"] = _DISTILLER.format(edit="pass")
+
 # --- the tape's own controls -----------------------------------------------------------------
 
 _BLIND_TAPE = """\

@@ -553,6 +553,19 @@ class Program:
                 out.update(_SELF_CALL.findall(text))
         return out
 
+    def called_sub_model(self, cls: ast.ClassDef, attr: str) -> bool:
+        """An attribute of a Keras model class, set from what the constructor was given,
+        that the class both calls (``self.student(x, training=True)``) and asks the variables
+        of (``self.student.trainable_variables``): a model whatever its name (``student``,
+        ``head``), unless the name says it is a loss, a metric or another helper. One only
+        called (a distiller's ``teacher``) stays unknown: whether running it before the tape
+        is meant, this reading cannot tell."""
+        if _HELPER_WORD.search(attr):
+            return False
+        text = "\n".join(self.source_lines[cls.lineno - 1 : cls.end_lineno or cls.lineno])
+        asked = re.search(rf"\bself\.{re.escape(attr)}\.(?:trainable_|)(?:variables|weights)\b", text)
+        return asked is not None and attr in _SELF_CALL.findall(text)
+
     def self_attributes(self, cls: ast.ClassDef) -> set[str]:
         return set(self._all_self_assignments(cls))
 
@@ -762,6 +775,13 @@ _DYNAMIC = re.compile(
     r"\b(?:getattr|setattr|vars)\(\s*self\b|\bself\.(?:__dict__|layers|submodules|_layers|_flatten_layers|"
     r"trainable_weights|weights|trainable_variables|variables|_trainable_weights|_self_tracked_trackables|"
     r"_tracked)\b"
+)
+#: Words in an attribute's name that say it is no model, although it is called.
+_HELPER_WORD = re.compile(
+    r"loss|metric|optimi[sz]er|fn|func|activation|schedule|callback|token|augment|preprocess|"
+    r"sampler|noise|transform|reg(?:ulari[sz]er)?|initiali[sz]er|constraint|distance|similarity|"
+    r"tracker|logger|writer|env|buffer|memory|process|scheduler|rng|seed",
+    re.IGNORECASE,
 )
 #: ``self.<attr>(`` (a layer called, so built).
 _SELF_CALL = re.compile(r"\bself\.(\w+)\s*\(")

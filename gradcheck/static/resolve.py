@@ -182,7 +182,14 @@ class Resolver:
                 interp = self._construction(method, model, value)
                 found_values.append(interp.eval(value, self._method_scope(method, base)))
         found = join(program.rename(v, name) for v in found_values)
-        if not found.models and not found.flow and found.ref is None and model_name(attr):
+        if (not found.models and not found.flow and found.ref is None and model_name(attr)) or (
+            # set from a constructor parameter (unknown here) and called on tensors in a model class
+            model
+            and not found.models
+            and found.ref is None
+            and set(found.flow) <= {UNSEEN}
+            and program.called_sub_model(instance.cls, attr)
+        ):
             program.kinds.setdefault(name, "model")
             found = Value(models=frozenset((name,)))
         cache[key] = found
