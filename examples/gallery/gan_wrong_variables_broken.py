@@ -67,8 +67,8 @@ if __name__ == "__main__":
         with tf.GradientTape() as tape:
             fake_logits = discriminator(generator(noise, training=True), training=True)
             g_loss = bce(tf.ones_like(fake_logits), fake_logits)  # fool the discriminator
-        g_vars = generator_ema.trainable_variables
-        g_grads = tape.gradient(g_loss, g_vars)  # expect: GC108
+        g_vars = generator_ema.trainable_variables  # expect: GC108
+        g_grads = tape.gradient(g_loss, g_vars)
         g_optimizer.apply_gradients(zip(g_grads, g_vars))
 
         for ema_weight, weight in zip(generator_ema.weights, generator.weights):

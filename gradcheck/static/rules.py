@@ -286,10 +286,16 @@ def _stateful_parts(program: Program, check: Check, value, site: Site, report) -
 
 
 def _all_variables_binding(program: Program, request: ast.AST, name: str) -> ast.expr | None:
+    """The expression last bound to ``name`` before ``request`` (``_source_list``) when it
+    lists every variable of models: ``model.variables``, ``a.weights + b.weights`` (not a
+    comprehension, which may keep only the trainable ones)."""
+    bound = _source_list(program, request, name)
+    return bound if bound is not None and _lists_all_variables(bound) else None
+
+
+def _source_list(program: Program, request: ast.AST, name: str) -> ast.expr | None:
     """The expression last bound to ``name`` before ``request``, in the function that makes
-    the request (or at module level, for a name that function neither binds nor takes),
-    when it lists every variable of models: ``model.variables``, ``a.weights + b.weights``
-    (not a comprehension, which may keep only the trainable ones)."""
+    the request (or at module level, for a name that function neither binds nor takes)."""
     spans = [
         f
         for f in program.owner
@@ -303,8 +309,24 @@ def _all_variables_binding(program: Program, request: ast.AST, name: str) -> ast
     for scope in scopes:
         bound = _last_binding(scope.body, name, request.lineno)
         if bound is not None:
-            return bound if _lists_all_variables(bound) else None
+            return bound
     return None
+
+
+def _request_sources_site(program: Program, check: Check) -> Site | None:
+    """GC108 where the request's source list was built, when it names a list bound before
+    (``g_vars = generator_ema.trainable_variables``): the line to change when the list holds
+    the wrong model's variables."""
+    node = check.node
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+        return None
+    if node.func.attr not in catalog.GRADIENT_METHODS:
+        return None
+    arg = node.args[1] if len(node.args) > 1 else next((k.value for k in node.keywords if k.arg == "sources"), None)
+    if not isinstance(arg, ast.Name):
+        return None
+    bound = _source_list(program, node, arg.id)
+    return program.site(bound, "GC108") if bound is not None else None
 
 
 def _parameters(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
@@ -429,8 +451,8 @@ def _unused(
     site = program.site(check.node, "GC108")
     outside = _target_outside(target)
 
-    def unused(name: str) -> None:
-        here = _relative_site(program, check, name, target) or _dead_end(program, check, name) or site
+    def unused(name: str, listed: Site | None = None) -> None:
+        here = _relative_site(program, check, name, target) or _dead_end(program, check, name) or listed or site
         for culprit in (here, outside) if outside is not None else (here,):
             starved[culprit].add(name)
             through.setdefault(culprit, (name, check, 1))
@@ -462,8 +484,9 @@ def _unused(
                 for part in missing:
                     unused(part)
             elif not used(source) and not any(used(p) for p in parts) and _whole_model(program, source):
-                # The wrong model's variables (the critic's asked of the actor's loss).
-                unused(source)
+                # The wrong model's variables (the critic's asked of the actor's loss): the
+                # line that built the list, when the request names one
+                unused(source, _request_sources_site(program, check))
         elif "." not in source and not used(source):
             if kind == "tensor" and (check.unknown_watch or not check.own_tape):
                 continue
