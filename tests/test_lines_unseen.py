@@ -5,6 +5,7 @@ a ``tf.function`` where both apply."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import textwrap
 
@@ -208,6 +209,7 @@ model.fit(np.random.rand(32, 6).astype("float32"), np.zeros((32,)), epochs=1, ba
 
 
 @pytest.mark.keras2
+@pytest.mark.skipif(importlib.util.find_spec("tf_keras") is None, reason="tf_keras is not installed")
 def test_a_teacher_before_the_tape_in_a_tf_keras_train_step_is_the_source_list(tmp_path):
     """The same mechanism under tf_keras (``fit``'s traced ``train_step``, a squared error
     between the soft targets and the student's probabilities)."""
