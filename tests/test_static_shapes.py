@@ -719,8 +719,8 @@ critic = keras.Sequential([keras.Input((4,)), keras.layers.Dense(1)])
 x = tf.zeros((2, 4))
 with tf.GradientTape() as tape:
     loss = tf.reduce_mean(actor(x))
-sources = [v for v in critic.trainable_variables if "bias" not in v.name]
-grads = tape.gradient(loss, sources)  # expect: GC108
+sources = [v for v in critic.trainable_variables if "bias" not in v.name]  # expect: GC108
+grads = tape.gradient(loss, sources)
 """
 SHAPES_INVALID["filtered-sources-every-path-cut"] = """\
 import keras
