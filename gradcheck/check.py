@@ -251,9 +251,6 @@ def _command_line_warnoptions() -> list[str]:
     return options
 
 
-#: Children are started one at a time (``-j`` runs them in parallel once started): forking
-#: from several threads at once is where a busy process meets the rare fork/exec failure.
-_SPAWN = threading.Lock()
 #: How often a running check looks at its stop event, and how often it looks for the
 #: processes its script started (a /proc scan costs some milliseconds; a process that
 #: escapes between two scans is re-parented to the subreaper, ``processes``).
@@ -288,15 +285,17 @@ def run_child(
         env[WHERE_FD] = str(ask_read)
         out_read, out_write = os.pipe()  # the script's stdout and stderr, of which a tail is kept
         try:
-            with open(os.devnull, "rb") as devnull, _SPAWN:
-                proc = subprocess.Popen(
-                    child_command(target, options, result_path, shown),
-                    stdin=devnull,
-                    stdout=out_write,
-                    stderr=subprocess.STDOUT,
-                    env=env,
-                    start_new_session=True,
-                    pass_fds=(ask_read,),
+            with open(os.devnull, "rb") as devnull:
+                proc, tree = processes.start(
+                    lambda: subprocess.Popen(
+                        child_command(target, options, result_path, shown),
+                        stdin=devnull,
+                        stdout=out_write,
+                        stderr=subprocess.STDOUT,
+                        env=env,
+                        start_new_session=True,
+                        pass_fds=(ask_read,),
+                    )
                 )
         except OSError as error:
             for fd in (ask_read, ask_write, out_read, out_write):
@@ -305,7 +304,6 @@ def run_child(
         os.close(ask_read)
         os.close(out_write)
         tail = OutputTail(out_read)
-        tree = processes.Tree(proc.pid)
         if options.running is not None:
             options.running(shown, tail.last_line)
         try:

@@ -17,6 +17,8 @@ import os
 import signal
 import threading
 import time
+from collections.abc import Callable
+from typing import Any
 
 _PROC = "/proc"
 _PR_SET_CHILD_SUBREAPER = 36
@@ -38,6 +40,19 @@ def become_subreaper() -> bool:
         return libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
     except (OSError, AttributeError):
         return False
+
+
+def start(popen: Callable[[], Any]) -> tuple[Any, Tree]:
+    """Start a check's child (``popen()``, a ``subprocess.Popen``) and register it, as one
+    step under the lock the kill rounds read: a child started but not yet registered is an
+    unclaimed child of ours in a session of its own, which another check's last kill round
+    would take for an orphan and SIGKILL (seen with ``-j 2``). One start at a time also keeps
+    forks from several threads apart, where a busy process meets the rare fork failure."""
+    with _LOCK:
+        proc = popen()
+        tree = Tree(proc.pid)
+        _ACTIVE[proc.pid] = tree
+    return proc, tree
 
 
 def _stat(pid: int) -> tuple[int, int, int, str] | None:
@@ -81,8 +96,6 @@ class Tree:
     def __init__(self, root: int) -> None:
         self.root = root
         self.seen: dict[int, int] = {}  # pid -> start time: a reused pid is not ours
-        with _LOCK:
-            _ACTIVE[root] = self
 
     def update(self, table: dict[int, tuple[int, int, int, str]] | None = None) -> None:
         """Add the descendants alive now: of the child, and of every process seen before

@@ -157,6 +157,17 @@ def test_with_two_jobs_a_signal_ends_both_checks(tmp_path):
     assert list(temp.iterdir()) == []
 
 
+def test_with_two_jobs_a_check_ending_spares_the_one_starting(tmp_path):
+    """One check's last kill round ran while the next child was started but not yet
+    registered, took it for an orphan and SIGKILLed a correct script (seen in CI)."""
+    scripts = {f"s{i}.py": f"import time\ntime.sleep(0.0{i % 5})\n" for i in range(60)}
+    proc, temp, _ = _start(tmp_path, "-j", "2", "--format", "json", scripts=scripts)
+    out, err = proc.communicate(timeout=600)
+    codes = [entry["error"]["code"] for entry in json.loads(out)["files"]]
+    assert codes == ["GC902"] * 60, err  # each ran to its end without a gradient, none killed
+    assert list(temp.iterdir()) == []
+
+
 def test_at_the_timeout_nothing_survives(tmp_path):
     proc, temp, (script,) = _start(tmp_path, "--timeout", "20", "--format", "json", scripts={"warmup.py": WAITS})
     pids = _pids(tmp_path, script)
