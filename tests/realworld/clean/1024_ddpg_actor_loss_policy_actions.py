@@ -4,12 +4,12 @@ Source: https://github.com/tensorflow/tensorflow/issues/43065
 Twin of case 1004: the DDPG actor update scores the critic on the actions the
 actor proposes now (`new_policy_actions`), so the actor loss depends on the
 actor's weights and its gradients exist.
-Setting: RL (DDPG), eager custom learn step, subclassed Keras 3 models.
+Setting: RL (DDPG), eager custom learn step, subclassed tf_keras (Keras 2) models.
 """
 import numpy as np
 import tensorflow as tf
-import keras
-from keras.layers import Dense
+import tf_keras as keras
+from tf_keras.layers import Dense
 
 
 class ReplayBuffer:
@@ -77,7 +77,7 @@ class Agent:
             critic_value_ = tf.squeeze(self.target_critic(states_, target_actions), 1)
             critic_value = tf.squeeze(self.critic(states, actions), 1)
             target = rewards + self.gamma * critic_value_ * (1 - done)
-            critic_loss = keras.losses.mean_squared_error(target, critic_value)
+            critic_loss = keras.losses.MSE(target, critic_value)
         critic_network_gradient = tape.gradient(critic_loss, self.critic.trainable_variables)
         self.critic.optimizer.apply_gradients(zip(critic_network_gradient, self.critic.trainable_variables))
 
