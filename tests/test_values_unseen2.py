@@ -14,6 +14,12 @@ import pytest
 
 from tests.conftest import ROOT
 
+
+def _codes_lines(result) -> list[tuple[str, int]]:
+    assert result.error is None, result.error
+    return sorted((f.code, f.line) for f in result.findings)
+
+
 needs_tf_keras = pytest.mark.skipif(importlib.util.find_spec("tf_keras") is None, reason="tf_keras is not installed")
 
 
@@ -126,3 +132,63 @@ def test_tf_keras_custom_gradient_rerun_leaves_random_state(tmp_path, decorator)
     script.write_text(RANDOM_FORWARD.format(decorator=decorator, **TF_KERAS))
     under_python, under_gradcheck = _first_draws(tmp_path, script, sys.executable, {"TF_USE_LEGACY_KERAS": "1"})
     assert under_gradcheck == under_python
+
+
+# -- 2. a -inf mask constant is not the batch (770) ---------------------------------------
+# Masked logits (-inf from a constant the program built) are fine through a softmax; an
+# entropy written as sum(p * (log z - a)) meets them as 0 × inf. GC204 points at that
+# product, not at "the batch already holds an Inf"; the twin (log-probabilities of the
+# legal actions only) is silent; and a NaN really in the batch is still the batch's.
+MASKED_ENTROPY = """\
+import keras
+import numpy as np
+import tensorflow as tf
+
+rng = np.random.default_rng(0)
+obs = rng.normal(size=(16, 5)).astype("float32")
+mask = rng.random((16, 4)) < 0.6
+mask[:, 0] = True
+obs[3, 2] = {obs_value}
+model = keras.Sequential([keras.Input((5,)), keras.layers.Dense(8, activation="tanh"), keras.layers.Dense(4)])
+opt = keras.optimizers.SGD(0.01)
+
+
+def entropy(logits):
+    masked = tf.where(tf.constant(mask), logits, tf.fill(tf.shape(logits), -np.inf))
+    a0 = masked - tf.reduce_max(masked, axis=-1, keepdims=True)
+    p0 = tf.exp(a0) / tf.reduce_sum(tf.exp(a0), axis=-1, keepdims=True)
+    return {entropy}
+
+
+{decorator}
+def step(x):
+    with tf.GradientTape() as tape:
+        loss = -tf.reduce_mean(entropy(model(x)))
+    opt.apply_gradients(zip(tape.gradient(loss, model.trainable_variables), model.trainable_variables))
+
+
+for _ in range(2):
+    step(obs)
+"""
+ZERO_TIMES_INF = "tf.reduce_sum(p0 * (tf.math.log(tf.reduce_sum(tf.exp(a0), axis=-1, keepdims=True)) - a0), axis=-1)"
+LEGAL_ONLY = "-tf.reduce_sum(p0 * tf.where(tf.constant(mask), tf.nn.log_softmax(masked), 0.0), axis=-1)"
+
+
+@pytest.mark.parametrize("decorator", ["", "@tf.function"], ids=["eager", "tf_function"])
+def test_inf_mask_constant_met_by_zero_is_the_product(run_script, decorator):
+    result = run_script(MASKED_ENTROPY.format(decorator=decorator, entropy=ZERO_TIMES_INF, obs_value="0.5"))
+    assert _codes_lines(result) == [("GC204", 18)]
+    (finding,) = result.findings
+    assert "0 × inf" in finding.message and "batch" not in finding.message
+
+
+@pytest.mark.parametrize("decorator", ["", "@tf.function"], ids=["eager", "tf_function"])
+def test_inf_mask_constant_kept_out_of_the_product_silent(run_script, decorator):
+    result = run_script(MASKED_ENTROPY.format(decorator=decorator, entropy=LEGAL_ONLY, obs_value="0.5"))
+    assert _codes_lines(result) == []
+
+
+def test_nan_in_the_batch_still_the_batchs(run_script):
+    result = run_script(MASKED_ENTROPY.format(decorator="", entropy=LEGAL_ONLY, obs_value="np.nan"))
+    assert [f.code for f in result.findings] == ["GC204"]
+    assert "the batch already holds" in result.findings[0].message
