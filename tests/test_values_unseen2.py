@@ -192,3 +192,57 @@ def test_nan_in_the_batch_still_the_batchs(run_script):
     result = run_script(MASKED_ENTROPY.format(decorator="", entropy=LEGAL_ONLY, obs_value="np.nan"))
     assert [f.code for f in result.findings] == ["GC204"]
     assert "the batch already holds" in result.findings[0].message
+
+
+# -- 3. a target network among the trained variables (760) --------------------------------
+# A Double DQN that differentiates ``self.trainable_variables``, which hold the target
+# network too: the TD target's network is trained by the same step (GC203 at the target);
+# the twin differentiates the online network's variables only.
+TARGET_NETWORK_TRAINED = """\
+import keras
+import numpy as np
+import tensorflow as tf
+
+
+def build(name):
+    return keras.Sequential([keras.Input((5,)), keras.layers.Dense(16, activation="relu"), keras.layers.Dense(3)], name=name)
+
+
+class Agent(keras.Model):
+    def __init__(self):
+        super().__init__()
+        self.online = build("online")
+        self.target = build("target")
+        self.target.set_weights(self.online.get_weights())
+        self.opt = keras.optimizers.Adam(1e-3)
+
+    {decorator}
+    def learn(self, s, a, r, s2):
+        with tf.GradientTape() as tape:
+            q = tf.reduce_sum(self.online(s) * tf.one_hot(a, 3), axis=1)
+            next_q = tf.reduce_max(self.target(s2), axis=1)
+            y = r + 0.99 * next_q
+            loss = tf.reduce_mean(tf.square(y - q))
+        variables = {variables}
+        self.opt.apply_gradients(zip(tape.gradient(loss, variables), variables))
+
+
+rng = np.random.default_rng(0)
+agent = Agent()
+for _ in range(2):
+    s, s2 = rng.normal(size=(2, 16, 5)).astype("float32")
+    agent.learn(s, rng.integers(0, 3, 16), rng.normal(size=16).astype("float32"), s2)
+"""
+
+
+@pytest.mark.parametrize("decorator", ["", "@tf.function"], ids=["eager", "tf_function"])
+def test_target_network_among_trained_variables_gc203(run_script, decorator):
+    result = run_script(TARGET_NETWORK_TRAINED.format(decorator=decorator, variables="self.trainable_variables"))
+    assert _codes_lines(result) == [("GC203", 23)]
+    assert all(v.startswith("target/") for v in result.findings[0].variables), result.findings[0].variables
+
+
+@pytest.mark.parametrize("decorator", ["", "@tf.function"], ids=["eager", "tf_function"])
+def test_target_network_left_out_of_training_silent(run_script, decorator):
+    result = run_script(TARGET_NETWORK_TRAINED.format(decorator=decorator, variables="self.online.trainable_variables"))
+    assert _codes_lines(result) == []

@@ -97,6 +97,13 @@ with tf.GradientTape() as tape:
             "next_q)`, or compute `next_q` with a target network (`target_model(next_states)`) or before the tape "
             "opens. Only the prediction `Q(s, a)` should carry the gradient.",
         ),
+        "target-network": (
+            "A target network trained with the online network",
+            "Differentiate and update only the online network: `tape.gradient(loss, "
+            "online_network.trainable_variables)` (not a list that holds the target network's variables too, "
+            "such as the agent model's `self.trainable_variables`), and make the target a constant, `tf.stop_gradient(rewards + gamma * next_q)`; the target "
+            "network moves only by copying (or Polyak averaging) the online weights.",
+        ),
         "distill": (
             "A self-distillation target",
             "Stop the gradient on the target side: `tf.stop_gradient(target_projection)` (BYOL/SimSiam), or "

@@ -209,7 +209,7 @@ class _Study:
             if weighted is not None:
                 return weighted
         if not common:
-            return None
+            return self._trained_target_network(c, a, b, ma, mb)
         if not (self._network_side(a, common) and self._network_side(b, common)):
             return None  # one side is a weight itself (an inner SGD step), not a network's output
         if op.type == "SoftmaxCrossEntropyWithLogits":
@@ -259,6 +259,39 @@ class _Study:
                 if clean is not None:
                     return clean, self._network_output(clean, common), common, "consistency"
         return None
+
+    def _trained_target_network(self, c: int, a, b, ma: int, mb: int):
+        """A TD target computed by a target network whose variables are trained with the
+        online network's (a Double DQN differentiating ``self.trainable_variables``): the
+        sides reach disjoint trained variables, one side adds a per-sample reward to its
+        network's output, the other does not, and the two networks are copies (the same
+        variable shapes). The optimizer then moves the target towards the prediction. A
+        target network left out of the trained variables reaches none: silent."""
+        if not ma or not mb or ma & mb or self.flow.ops[c].type not in ("Sub", "SquaredDifference"):
+            return None
+        if self.flow.ops[c].type == "Sub" and not is_error(self.flow, c):
+            return None
+        for side, mask, other, other_mask in ((a, ma, b, mb), (b, mb, a, ma)):
+            if not (self._network_side(side, mask) and self._network_side(other, other_mask)):
+                continue
+            td = self._td_marker(side, mask)
+            if td is None or not td[1] or self._td_marker(other, other_mask) is not None:
+                continue
+            if self._feeds(td[2], other, other_mask) or self._shapes(mask) != self._shapes(other_mask):
+                continue
+            if not self._by_layers(side, mask):
+                continue
+            return side, td[0], mask, "target-network"
+        return None
+
+    def _shapes(self, mask: int) -> list:
+        """The sorted shapes of the trained variables in ``mask``: a network's architecture."""
+        shapes = []
+        for s in self.sources:
+            if self.bits[s.key] & mask:
+                shape = getattr(s.value, "shape", None)
+                shapes.append(tuple(shape.as_list()) if hasattr(shape, "as_list") else tuple(shape or ()))
+        return sorted(shapes)
 
     def _clean_side(self, a, b, common: int):
         """The clean prediction of a consistency loss (the Pi-model, VAT, UDA): the two sides
@@ -594,7 +627,12 @@ class _Study:
         if finding.chain:
             finding.chain_source = first.name
         compare = ctx.op_location(c)
-        if compare is not None:
+        if compare is not None and how == "target-network":
+            finding.notes.append(
+                f"the target is compared with the prediction at line {compare.line}; the target network's "
+                f"{len(sources)} variable{'s' if len(sources) != 1 else ''} are among the trained ones"
+            )
+        elif compare is not None:
             finding.notes.append(
                 f"the target is compared with the prediction at line {compare.line}; both sides reach "
                 f"{len(sources)} trained variable{'s' if len(sources) != 1 else ''}"
@@ -606,12 +644,14 @@ _WHAT = {
     "advantage": "the weight (advantage) of a log-probability",
     "td": "a temporal-difference target",
     "distill": "a distillation target",
+    "target-network": "a temporal-difference target from a target network that is trained too",
     "consistency": "a consistency (pseudo-label) target, the network's own prediction sharpened",
 }
 _EFFECT = {
     "advantage": "pushed by the policy loss through the weight as well (the policy gradient is biased)",
     "td": "pulled towards a moving target",
     "distill": "pulled towards a target that moves with them (representations collapse)",
+    "target-network": "moved towards the online network's prediction by the same step (the target is no longer fixed)",
     "consistency": "pulled towards a target that moves with them (the sharpened side is pushed back towards the prediction)",
 }
 
