@@ -246,3 +246,49 @@ def test_target_network_among_trained_variables_gc203(run_script, decorator):
 def test_target_network_left_out_of_training_silent(run_script, decorator):
     result = run_script(TARGET_NETWORK_TRAINED.format(decorator=decorator, variables="self.online.trainable_variables"))
     assert _codes_lines(result) == []
+
+
+# -- 4. a mean teacher whose EMA weights are computed inside the tape (756) ----------------
+# The teacher's prediction (a functional call with the averaged weights) is the target:
+# GC203 where it is made, not at the EMA weights' line; the twin averages the weights after
+# the step, outside the tape.
+MEAN_TEACHER = """\
+import keras
+import numpy as np
+import tensorflow as tf
+
+rng = np.random.default_rng(0)
+x = rng.normal(size=(32, 6)).astype("float32")
+student = keras.Sequential([keras.Input((6,)), keras.layers.Dense(8, activation="relu"), keras.layers.Dense(3)])
+opt = keras.optimizers.Adam(1e-2)
+teacher_weights = [tf.identity(v) for v in student.trainable_variables]
+
+
+{decorator}
+def step(x, teacher_weights):
+    with tf.GradientTape() as tape:
+        {ema_inside}
+        student_out = student(x + tf.random.normal(tf.shape(x), stddev=0.3))
+        teacher_out, _ = student.stateless_call(teacher_weights, [], x + tf.random.normal(tf.shape(x), stddev=0.3))
+        loss = tf.reduce_mean(tf.square(tf.nn.softmax(student_out) - tf.nn.softmax(teacher_out)))
+    opt.apply_gradients(zip(tape.gradient(loss, student.trainable_variables), student.trainable_variables))
+    return teacher_weights
+
+
+for _ in range(2):
+    teacher_weights = step(x, teacher_weights)
+    {ema_after}
+"""
+EMA = "teacher_weights = [0.9 * t + 0.1 * s for t, s in zip(teacher_weights, student.trainable_variables)]"
+
+
+@pytest.mark.parametrize("decorator", ["", "@tf.function"], ids=["eager", "tf_function"])
+def test_mean_teacher_ema_in_tape_is_the_teachers_prediction(run_script, decorator):
+    result = run_script(MEAN_TEACHER.format(decorator=decorator, ema_inside=EMA, ema_after="pass"))
+    assert _codes_lines(result) == [("GC203", 17)]
+
+
+@pytest.mark.parametrize("decorator", ["", "@tf.function"], ids=["eager", "tf_function"])
+def test_mean_teacher_ema_after_step_silent(run_script, decorator):
+    result = run_script(MEAN_TEACHER.format(decorator=decorator, ema_inside="pass", ema_after=EMA))
+    assert _codes_lines(result) == []

@@ -247,6 +247,10 @@ class _Study:
                 return side, marker, common, "td"
             return None
         if td_a is None and td_b is None:
+            teacher = self._averaged_weights_side(a, b, common)
+            if teacher is not None:
+                layers = [i for i in self._side_ops(teacher, common, False) if self.flow.ops[i].type in _LAYER_OPS]
+                return teacher, max(layers), common, "distill"
             subset = self._subset_side(a, b, ma, mb)
             if subset is not None and self._separate(a, b, common):
                 return subset, self._network_output(subset, common), common, "distill"
@@ -283,6 +287,33 @@ class _Study:
                 continue
             return side, td[0], mask, "target-network"
         return None
+
+    def _averaged_weights_side(self, a, b, common: int):
+        """The teacher side of a mean teacher whose EMA weights are computed inside the tape
+        (``decay * teacher + (1 - decay) * student``, then a functional call with them): the
+        two sides are separate calls, and only this one's layers apply weights that are a
+        sum of a trained variable and a tensor no trained variable made."""
+        if not self._separate(a, b, common):
+            return None
+        averaged = [self._averaged_weights(k, common) for k in (a, b)]
+        if averaged[0] == averaged[1]:
+            return None
+        return a if averaged[0] else b
+
+    def _averaged_weights(self, k, common: int) -> bool:
+        flow = self.flow
+        for i in self._side_ops(k, common, False):
+            op = flow.ops[i]
+            if op.type not in _LAYER_OPS:
+                continue
+            for d in op.data[1:]:
+                p = flow.producer.get(d)
+                if p is None or p not in self.recorded or flow.ops[p].type not in _ADDS:
+                    continue
+                parts = [self.tmask(x) for x in flow.ops[p].data]
+                if any(parts) and not all(parts):
+                    return True
+        return False
 
     def _shapes(self, mask: int) -> list:
         """The sorted shapes of the trained variables in ``mask``: a network's architecture."""
@@ -500,9 +531,13 @@ class _Study:
         network's output on this side; whether that tensor is per sample; the tensor), or None."""
         flow = self.flow
         found = None
-        for i in sorted(self._side_ops(k, common, stop_at_layers=True), reverse=True):
+        ops = self._side_ops(k, common, stop_at_layers=True)
+        # a layer that applies computed weights (an EMA of the trained ones) is not a
+        # boundary of the walk: an add before the last layer makes weights, adds no reward
+        last_layer = max((i for i in ops if flow.ops[i].type in _LAYER_OPS), default=-1)
+        for i in sorted(ops, reverse=True):
             op = flow.ops[i]
-            if op.type not in _ADDS:
+            if op.type not in _ADDS or i < last_layer:
                 continue
             for d in op.data:
                 if self.tmask(d) != 0 or not flow.is_differentiable(d) or self._is_weight(d):
