@@ -140,7 +140,7 @@ def test_tf_keras_custom_gradient_rerun_leaves_random_state(tmp_path, decorator)
 # product, not at "the batch already holds an Inf"; the twin (log-probabilities of the
 # legal actions only) is silent; and a NaN really in the batch is still the batch's.
 MASKED_ENTROPY = """\
-import keras
+{keras_import}
 import numpy as np
 import tensorflow as tf
 
@@ -176,7 +176,9 @@ LEGAL_ONLY = "-tf.reduce_sum(p0 * tf.where(tf.constant(mask), tf.nn.log_softmax(
 
 @pytest.mark.parametrize("decorator", ["", "@tf.function"], ids=["eager", "tf_function"])
 def test_inf_mask_constant_met_by_zero_is_the_product(run_script, decorator):
-    result = run_script(MASKED_ENTROPY.format(decorator=decorator, entropy=ZERO_TIMES_INF, obs_value="0.5"))
+    result = run_script(
+        MASKED_ENTROPY.format(keras_import="import keras", decorator=decorator, entropy=ZERO_TIMES_INF, obs_value="0.5")
+    )
     assert _codes_lines(result) == [("GC204", 18)]
     (finding,) = result.findings
     assert "0 × inf" in finding.message and "batch" not in finding.message
@@ -184,12 +186,16 @@ def test_inf_mask_constant_met_by_zero_is_the_product(run_script, decorator):
 
 @pytest.mark.parametrize("decorator", ["", "@tf.function"], ids=["eager", "tf_function"])
 def test_inf_mask_constant_kept_out_of_the_product_silent(run_script, decorator):
-    result = run_script(MASKED_ENTROPY.format(decorator=decorator, entropy=LEGAL_ONLY, obs_value="0.5"))
+    result = run_script(
+        MASKED_ENTROPY.format(keras_import="import keras", decorator=decorator, entropy=LEGAL_ONLY, obs_value="0.5")
+    )
     assert _codes_lines(result) == []
 
 
 def test_nan_in_the_batch_still_the_batchs(run_script):
-    result = run_script(MASKED_ENTROPY.format(decorator="", entropy=LEGAL_ONLY, obs_value="np.nan"))
+    result = run_script(
+        MASKED_ENTROPY.format(keras_import="import keras", decorator="", entropy=LEGAL_ONLY, obs_value="np.nan")
+    )
     assert [f.code for f in result.findings] == ["GC204"]
     assert "the batch already holds" in result.findings[0].message
 
@@ -199,7 +205,7 @@ def test_nan_in_the_batch_still_the_batchs(run_script):
 # network too: the TD target's network is trained by the same step (GC203 at the target);
 # the twin differentiates the online network's variables only.
 TARGET_NETWORK_TRAINED = """\
-import keras
+{keras_import}
 import numpy as np
 import tensorflow as tf
 
@@ -237,15 +243,51 @@ for _ in range(2):
 
 @pytest.mark.parametrize("decorator", ["", "@tf.function"], ids=["eager", "tf_function"])
 def test_target_network_among_trained_variables_gc203(run_script, decorator):
-    result = run_script(TARGET_NETWORK_TRAINED.format(decorator=decorator, variables="self.trainable_variables"))
+    result = run_script(
+        TARGET_NETWORK_TRAINED.format(
+            keras_import="import keras", decorator=decorator, variables="self.trainable_variables"
+        )
+    )
     assert _codes_lines(result) == [("GC203", 23)]
     assert all(v.startswith("target/") for v in result.findings[0].variables), result.findings[0].variables
 
 
 @pytest.mark.parametrize("decorator", ["", "@tf.function"], ids=["eager", "tf_function"])
 def test_target_network_left_out_of_training_silent(run_script, decorator):
-    result = run_script(TARGET_NETWORK_TRAINED.format(decorator=decorator, variables="self.online.trainable_variables"))
+    result = run_script(
+        TARGET_NETWORK_TRAINED.format(
+            keras_import="import keras", decorator=decorator, variables="self.online.trainable_variables"
+        )
+    )
     assert _codes_lines(result) == []
+
+
+@pytest.mark.keras2
+@needs_tf_keras
+@pytest.mark.parametrize("decorator", ["", "@tf.function"], ids=["eager", "tf_function"])
+@pytest.mark.parametrize(
+    ("entropy", "expected"), [(ZERO_TIMES_INF, [("GC204", 18)]), (LEGAL_ONLY, [])], ids=["zero_times_inf", "legal_only"]
+)
+def test_tf_keras_inf_mask_constant(run_script, decorator, entropy, expected):
+    source = MASKED_ENTROPY.format(
+        keras_import="import tf_keras as keras", decorator=decorator, entropy=entropy, obs_value="0.5"
+    )
+    assert _codes_lines(run_script(source)) == expected
+
+
+@pytest.mark.keras2
+@needs_tf_keras
+@pytest.mark.parametrize("decorator", ["", "@tf.function"], ids=["eager", "tf_function"])
+@pytest.mark.parametrize(
+    ("variables", "expected"),
+    [("self.trainable_variables", [("GC203", 23)]), ("self.online.trainable_variables", [])],
+    ids=["target_trained", "online_only"],
+)
+def test_tf_keras_target_network_among_trained_variables(run_script, decorator, variables, expected):
+    source = TARGET_NETWORK_TRAINED.format(
+        keras_import="import tf_keras as keras", decorator=decorator, variables=variables
+    )
+    assert _codes_lines(run_script(source)) == expected
 
 
 # -- 4. a mean teacher whose EMA weights are computed inside the tape (756) ----------------
