@@ -118,6 +118,12 @@ with tf.GradientTape() as tape:
             "Do not let the infinite value exist: `tf.math.xlogy(x, y)` for `x * log(y)`, `tf.math.multiply_no_nan`, "
             "or an epsilon in the op that made the inf; 0 × inf is NaN.",
         ),
+        "inf-constant": (
+            "An infinite mask constant met by 0 or by another infinity",
+            "Keep the `-inf` mask out of the arithmetic: compute the term only where the mask keeps the "
+            "position (`tf.where(mask, tf.nn.log_softmax(logits), 0.0)`), or mask with a large finite negative "
+            "number (`-1e9`, or `-65000` in float16) instead of `-inf`; 0 × inf and inf - inf are NaN.",
+        ),
         "masked-softmax": (
             "A softmax over a row masked everywhere",
             "Mask with a large finite negative number (`-1e9`, or `-65000` in float16) instead of `-inf`, or keep "

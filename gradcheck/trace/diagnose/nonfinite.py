@@ -114,6 +114,12 @@ def find_origin(
         if any(note.startswith("0 × inf") for note in origin.notes) and origin.variant == "log":
             origin.variant = "zero-inf"
         return origin
+    if kind == "NaN" and origins and all(_program_infinity(flow, k, value) for _, k in origins):
+        # the infinities came from a constant the program built (a -inf mask, padding), not
+        # from the batch: the NaN was made where an op met them (0 × inf, inf - inf)
+        maker = _nan_from_infinities(flow, path_ops, value)
+        if maker is not None:
+            return _infinities_met(flow, maker, value, text)
     p, k = origins[0] if origins else (-1, bad_targets[0])
     read = flow.producer.get(k)
     if read is not None and flow.ops[read].tag == TAG_READ:
@@ -122,6 +128,49 @@ def find_origin(
     count = int((~np.isfinite(v)).sum()) if v is not None else 0
     values = f"{count} NaN or Inf value{'s' if count != 1 else ''}" if count else "NaN or Inf values"
     return Origin("data", f"the batch already holds {values}", None, k, kind)
+
+
+def _program_infinity(flow: Flow, k, value) -> bool:
+    """``k`` is a non-finite constant of the program, not the batch: infinities without NaN,
+    in a literal (a scalar: ``tf.fill(shape, -np.inf)``, ``x + float("-inf")``) or a
+    ``Const`` op of a traced step."""
+    v = value(k)
+    if v is None or not _floating(v) or np.isnan(v).any():
+        return False
+    p = flow.producer.get(k)
+    return v.size == 1 if p is None else flow.ops[p].type == "Const"
+
+
+def _nan_from_infinities(flow: Flow, path_ops: set[int], value) -> int | None:
+    """The first op on the way to the loss whose output holds NaN while its inputs hold
+    infinities and no NaN."""
+    for j in sorted(path_ops):
+        op = flow.ops[j]
+        out = value(op.outputs[0]) if op.outputs else None
+        if out is None or not _floating(out) or not np.isnan(out).any():
+            continue
+        ins = [value(i) for i in op.inputs if not isinstance(i, WriteKey) and i not in flow.resources]
+        floats = [v for v in ins if v is not None and _floating(v)]
+        if any(np.isnan(v).any() for v in floats):
+            continue
+        if any(np.isinf(v).any() for v in floats):
+            return j
+    return None
+
+
+def _infinities_met(flow: Flow, p: int, value, text) -> Origin:
+    op = flow.ops[p]
+    call = text(p)
+    if op.type in _PRODUCTS:
+        what = f"{call} multiplies an infinite value by 0 (0 × inf is NaN)"
+    elif op.type in ("Sub", "AddV2", "Add", "AddN", "Sum"):
+        what = f"{call} adds infinities of opposite signs (inf - inf is NaN)"
+    elif op.type in _DIVS:
+        what = f"{call} divides an infinite value by another (inf / inf is NaN)"
+    else:
+        what = f"{call} makes NaN from infinite inputs"
+    note = "the infinite value is a constant the program built (a -inf mask, padding), not the batch"
+    return Origin("inf-constant", what, p, kind="NaN", notes=[note])
 
 
 def _selected(op, value, bad: list) -> list:

@@ -245,7 +245,7 @@ def _findings(checked: Checked, values: dict, entry=None) -> list[Finding]:
     origin = find_origin(ctx.flow, list(ctx.target_keys), values.get, analysis.call_text)
     if origin is None:
         return []
-    names = [s.name for s, g in zip(ctx.sources, checked.flat_grads, strict=False) if g is not None]
+    names = _reached(ctx.sources, checked.flat_grads)
     if origin.op is not None and origin.variant != "weights":
         location = blame_location(checked, origin.op)
         op = op_label(ctx.flow.ops[origin.op].type)
@@ -270,6 +270,25 @@ def _findings(checked: Checked, values: dict, entry=None) -> list[Finding]:
             variant=origin.variant,
         )
     ]
+
+
+def _reached(sources, grads) -> list[str]:
+    """The variables the non-finite loss reaches: those whose gradient is not finite, when
+    the gradients' values are known (eager) and some are finite (a value head that the NaN
+    entropy term never reaches is not among them); else every variable with a gradient."""
+    with_grads = [(s.name, g) for s, g in zip(sources, grads, strict=False) if g is not None]
+    bad, known = [], True
+    for name, g in with_grads:
+        try:
+            value = np.asarray(g.numpy() if hasattr(g, "numpy") else g.values.numpy())
+        except Exception:  # noqa: BLE001 - a symbolic gradient (a traced step): not known here
+            known = False
+            break
+        if value.dtype.kind in "fc" and not np.isfinite(value).all():
+            bad.append(name)
+    if known and bad:
+        return bad
+    return [name for name, _ in with_grads]
 
 
 _REPORTED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
