@@ -198,3 +198,55 @@ def test_grad_cam_under_tf_keras(tmp_path, hoisted):
     assert record["error"] is None, record["error"]
     found = [(f["code"], f["line"], f["variables"]) for f in record["findings"]]
     assert found == ([("GC109", 13, ["conv_out"])] if hoisted else [])
+
+
+# -- 3. a stopped TD target does not hide a prediction computed before the tape -------------
+
+DQN = """\
+    import keras
+    import numpy as np
+    import tensorflow as tf
+
+    online = keras.Sequential([keras.Input((4,)), keras.layers.Dense(8, activation="relu"), keras.layers.Dense(3)])
+    rng = np.random.default_rng(3)
+    states = rng.normal(size=(32, 4)).astype("float32")
+    next_states = rng.normal(size=(32, 4)).astype("float32")
+    actions = rng.integers(0, 3, size=32)
+    rewards = rng.normal(size=32).astype("float32")
+
+
+    {decorator}
+    def step():
+        {before}
+        with tf.GradientTape() as tape:
+            {inside}
+            td_target = tf.stop_gradient(rewards + {gamma} * tf.reduce_max(online(next_states), axis=1))
+            q_taken = tf.reduce_sum(q * tf.one_hot(actions, 3), axis=1)
+            loss = tf.reduce_mean(tf.square(td_target - q_taken))
+        return tape.gradient(loss, online.trainable_variables)
+
+
+    step()
+    """
+ONLINE = ["sequential/dense/bias", "sequential/dense/kernel", "sequential/dense_1/bias", "sequential/dense_1/kernel"]
+
+
+@MODES
+def test_a_q_network_run_before_the_tape_is_gc109_not_the_stopped_target(run_script, decorator):
+    """``q = online(states)`` hoisted above the tape: the variables' only path on the tape is
+    the TD target's, stopped on purpose. That stop is no cause (it was GC104 at line 18):
+    the forward pass before the tape is (GC109, line 15)."""
+    source = _source(
+        DQN, decorator=decorator, before="q = online(states)", inside="pass", gamma=0.9 if decorator else 0.8
+    )
+    found = _found(run_script(source))
+    assert [(code, line) for code, line, _ in found] == [("GC109", 15)]
+    assert sorted(found[0][2]) == ONLINE
+
+
+@MODES
+def test_a_dqn_with_its_prediction_inside_the_tape_is_silent(run_script, decorator):
+    source = _source(
+        DQN, decorator=decorator, before="pass", inside="q = online(states)", gamma=0.7 if decorator else 0.6
+    )
+    assert _found(run_script(source)) == []
