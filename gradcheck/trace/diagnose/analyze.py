@@ -283,29 +283,8 @@ def _source_only_cause(ctx: Context, source: Source, on_tape: set) -> Finding | 
             finding = _source_finding(ctx, "GC110", source, wrong)
             finding.notes.append(f"the tape watches another tensor at line {wrong.line}, not {source.name}")
             return finding
-        return _source_finding(ctx, "GC110", source, _unwatched_location(ctx, source))
+        return _source_finding(ctx, "GC110", source, _creation_location(ctx, source))
     return None
-
-
-def _unwatched_location(ctx: Context, source: Source) -> Location | None:
-    """Where an unwatched tensor is pointed at: the statement that made it when the step's
-    code binds it (``image = tf.constant(...)``); else (a function's argument) its first use
-    on the tape, the statement before which ``tape.watch`` belongs, never the request."""
-    made = _creation_location(ctx, source)
-    if made != ctx.call_location or source.key is None:
-        return made
-    flow = ctx.flow
-    cone = flow.backward_cone(ctx.target_keys)
-    use = next(
-        (
-            i
-            for i in sorted(flow.forward_cone([source.key], within=cone))
-            if flow.ops[i].recorded and source.key in flow.ops[i].inputs
-        ),
-        None,
-    )
-    frame = ctx.caller_level_frame(use) if use is not None else None
-    return ctx.frame_location(frame) if frame is not None else made
 
 
 def _cast_from_float(ctx: Context, source: Source) -> Location | None:
