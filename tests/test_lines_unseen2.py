@@ -250,3 +250,52 @@ def test_a_dqn_with_its_prediction_inside_the_tape_is_silent(run_script, decorat
         DQN, decorator=decorator, before="pass", inside="q = online(states)", gamma=0.7 if decorator else 0.6
     )
     assert _found(run_script(source)) == []
+
+
+# -- 4. a nested tf.function traced before the variables it reads were initialized --------
+
+NESTED = """\
+    import keras
+    import numpy as np
+    import tensorflow as tf
+
+
+    class Pool(keras.layers.Layer):
+        def build(self, input_shape):
+            self.proj = self.add_weight(name="proj", shape=(input_shape[-1], input_shape[-1]))
+
+        {decorator}
+        def project(self, x):
+            return tf.tensordot(x, self.proj, axes=1)
+
+        def call(self, x):
+            return tf.reduce_sum(tf.vectorized_map(self.project, x), axis=1)
+
+
+    class Net(keras.Model):
+        def __init__(self):
+            super().__init__(name="net")
+            self.embed = keras.layers.Dense(4)
+            self.pool = Pool(name="pool")
+
+        def call(self, x):
+            return self.pool(self.embed(x))
+
+
+    model = Net()
+    model.compile(optimizer="sgd", loss="mse")
+    model.fit(np.ones((8, 5, 4), "float32"), np.ones((8, 4), "float32"), epochs=1, batch_size=4, verbose=0)
+    """
+
+
+def test_a_nested_function_traced_before_its_weight_was_initialized_is_gc116(run_script):
+    """A Keras 3 layer built inside ``fit``'s trace, its weight read by a nested
+    ``@tf.function`` (mapped with ``vectorized_map``) traced before the weight was
+    initialized: that trace computed with the initializer's value, so the weight never
+    reaches the loss. GC116 at the decorator (line 10), not GC108 at ``fit`` (line 30)."""
+    found = _found(run_script(_source(NESTED, decorator="@tf.function")))
+    assert found == [("GC116", 10, ["net/pool/proj"])]
+
+
+def test_the_same_projection_without_a_nested_function_is_silent(run_script):
+    assert _found(run_script(_source(NESTED, decorator=""))) == []
