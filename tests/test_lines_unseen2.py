@@ -299,3 +299,43 @@ def test_a_nested_function_traced_before_its_weight_was_initialized_is_gc116(run
 
 def test_the_same_projection_without_a_nested_function_is_silent(run_script):
     assert _found(run_script(_source(NESTED, decorator=""))) == []
+
+
+# -- a host escape in a loss tf_keras converts with autograph, though fit runs eagerly ------
+# The loss function runs as autograph's generated copy, not in the user's file: the escape
+# is at the user's line inside it, not at `model.fit` (826's shape).
+EAGER_FIT_LOSS = """\
+import numpy as np
+import tensorflow as tf
+import tf_keras as keras
+
+
+def spectral_loss(y_true, y_pred):
+    err = {body}
+    return tf.convert_to_tensor(err, dtype=tf.float32)
+
+
+model = keras.Sequential([keras.layers.Dense(4, input_shape=(3,)), keras.layers.Dense(2)])
+model.compile(optimizer="adam", loss=spectral_loss, run_eagerly=True)
+x = np.random.rand(16, 3).astype("float32")
+model.fit(x, np.random.rand(16, 2).astype("float32"), batch_size=8, epochs=1, verbose=0)
+"""
+
+
+@pytest.mark.keras2
+@pytest.mark.skipif(importlib.util.find_spec("tf_keras") is None, reason="tf_keras is not installed")
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        ("np.mean(np.square(y_true.numpy() - y_pred.numpy()), axis=1)", [("GC105", 7)]),
+        ("tf.reduce_mean(tf.square(y_true - y_pred), axis=1)", []),
+    ],
+    ids=["numpy", "tf_ops"],
+)
+def test_escape_in_a_loss_autograph_converted_under_eager_fit(tmp_path, body, expected):
+    script = tmp_path / "eager_fit_loss.py"
+    script.write_text(EAGER_FIT_LOSS.format(body=body), encoding="utf-8")
+    proc = run_cli(str(script), "--format", "json", env={"TF_USE_LEGACY_KERAS": "1"})
+    (record,) = json.loads(proc.stdout)["files"]
+    assert record["error"] is None, record["error"]
+    assert [(f["code"], f["line"]) for f in record["findings"]] == expected

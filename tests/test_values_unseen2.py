@@ -334,3 +334,40 @@ def test_mean_teacher_ema_in_tape_is_the_teachers_prediction(run_script, decorat
 def test_mean_teacher_ema_after_step_silent(run_script, decorator):
     result = run_script(MEAN_TEACHER.format(decorator=decorator, ema_inside="pass", ema_after=EMA))
     assert _codes_lines(result) == []
+
+
+# -- GC204 with two independent origins: a focal loss whose two logs both meet 0 --------
+# Fixing the first log alone leaves the loss infinite, so the finding names the other line
+# too (823's shape: which of the two a saturated sigmoid zeroes depends on the init).
+TWO_LOGS = """\
+import tensorflow as tf
+
+w = tf.Variable([[1.0]])
+x = tf.constant([[-200.0], [X1], [0.0], [3.0]])
+y = tf.constant([[1.0], [0.0], [1.0], [0.0]])
+
+
+{decorator}
+def step():
+    with tf.GradientTape() as tape:
+        p = tf.sigmoid(tf.matmul(x, w))
+        pt_1 = tf.where(tf.equal(y, 1), p, tf.ones_like(p))
+        pt_0 = tf.where(tf.equal(y, 0), p, tf.zeros_like(p))
+        pos = -tf.reduce_sum(0.25 * tf.pow(1. - pt_1, 2.0) * tf.math.log(pt_1))
+        neg = -tf.reduce_sum(0.75 * tf.pow(pt_0, 2.0) * tf.math.log(1. - pt_0))
+        loss = pos + neg
+    return tape.gradient(loss, [w])
+
+
+step()
+"""
+
+
+@pytest.mark.parametrize("decorator", ["", "@tf.function"], ids=["eager", "tf_function"])
+@pytest.mark.parametrize(("x1", "also"), [("100.0", True), ("1.0", False)], ids=["both_logs", "one_log"])
+def test_gc204_names_every_line_that_made_the_loss_non_finite(run_script, decorator, x1, also):
+    result = run_script(TWO_LOGS.replace("X1", x1).format(decorator=decorator))
+    assert _codes_lines(result) == [("GC204", 14)]
+    (finding,) = result.findings
+    notes = [note for note in finding.notes if note.startswith("line 15 is not finite either")]
+    assert bool(notes) == also, finding.notes

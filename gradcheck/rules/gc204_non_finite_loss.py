@@ -80,6 +80,13 @@ with tf.GradientTape() as tape:
             "positive: `tf.math.log(1 - tf.tanh(u) ** 2 + 1e-6)`, or the stable "
             "`2 * (log(2) - u - tf.nn.softplus(-2 * u))`.",
         ),
+        "log-signed": (
+            "A log of an output that can be negative (a tanh or linear layer)",
+            "Take the log only of a positive quantity: give the layer a sigmoid output (values in (0, 1)) or a "
+            "softplus for a positive scale, or compute the log-likelihood from logits "
+            "(`tf.nn.sigmoid_cross_entropy_with_logits`); an epsilon does not help a negative value, "
+            "a clip does (`tf.clip_by_value(x, 1e-7, 1.0)`).",
+        ),
         "sqrt": (
             "A square root of a negative value",
             "Keep the argument non-negative: `tf.sqrt(tf.maximum(x, 0.0) + 1e-12)`; a variance computed as "

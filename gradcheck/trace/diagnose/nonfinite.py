@@ -28,6 +28,9 @@ _HALF = ("float16", "bfloat16")
 _SOFTMAX = frozenset({"Softmax", "LogSoftmax"})
 #: Ops a probability comes out of, and those a log's argument may pass on the way.
 _PROBABILITIES = frozenset({"Softmax", "Sigmoid"})
+_SQUARES = frozenset({"Square", "Pow"})
+#: Ops whose output can be negative, of which a log is taken by mistake (a tanh decoder).
+_SIGNED_OUTPUTS = frozenset({"Tanh", "BiasAdd", "MatMul"})
 _ON_THE_WAY = frozenset({"Identity", "Cast", "Reshape", "Maximum", "Minimum", "ClipByValue", "GatherV2", "Select"})
 #: Ops that hand the step its batch (a ``tf.data`` iterator inside the traced step): what
 #: they output entered as data, whatever their resource input holds.
@@ -48,6 +51,9 @@ class Origin:
     key: object = None
     kind: str = "NaN"  # of the loss: "NaN" or "infinite"
     notes: list[str] = field(default_factory=list)
+    #: Other ops that made a non-finite value from finite inputs on the way to the same loss
+    #: (both logs of a focal loss): (op, what made it non-finite). Each needs the same fix.
+    others: list[tuple[int, str]] = field(default_factory=list)
 
 
 def _floating(v) -> bool:
@@ -110,6 +116,7 @@ def find_origin(
                 "the values of this op's inputs were not kept: the first non-finite value may be earlier"
             )
         origin.kind = kind
+        origin.others = [(q, _explain(flow, q, value, text).reason) for q in sorted({q for q, _ in made} - {p})[:3]]
         origin.notes += _zero_times_inf(flow, p, path_ops, value, text)
         if any(note.startswith("0 × inf") for note in origin.notes) and origin.variant == "log":
             origin.variant = "zero-inf"
@@ -236,8 +243,10 @@ def _explain(flow: Flow, p: int, value, text) -> Origin:
         )
         variant = "log"
         upstream = _upstream_types(flow, op.data[0] if op.data else None)
-        if "Tanh" in upstream:
-            variant = "log-tanh"
+        if "Tanh" in upstream and upstream & _SQUARES:
+            variant = "log-tanh"  # log(1 - tanh(u)**2): a squashed policy's correction
+        elif negative and upstream & _SIGNED_OUTPUTS:
+            variant = "log-signed"  # the log of an output that can be negative (tanh, linear)
         elif upstream & _PROBABILITIES and not negative:
             variant = "log-prob"
         return Origin(variant, what, p)

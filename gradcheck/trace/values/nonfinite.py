@@ -254,7 +254,7 @@ def _findings(checked: Checked, values: dict, entry=None) -> list[Finding]:
     place = (location.path, location.line) if location is not None else None
     if not _first_report(checked.session, (place, origin.variant)):
         return []  # another gradient call's loss went non-finite at the same place: one finding
-    notes = list(origin.notes)
+    notes = list(origin.notes) + _other_origins(checked, origin, place)
     if origin.variant == "data":
         notes.append("the first non-finite value is in the data fed to the step, not made by an op of the model")
     return [
@@ -270,6 +270,19 @@ def _findings(checked: Checked, values: dict, entry=None) -> list[Finding]:
             variant=origin.variant,
         )
     ]
+
+
+def _other_origins(checked: Checked, origin: Origin, place) -> list[str]:
+    """A note per other line whose op made a non-finite value from finite inputs on the way
+    to the same loss: fixing the first alone leaves the loss non-finite."""
+    notes, seen = [], {place}
+    for op, reason in origin.others:
+        location = blame_location(checked, op)
+        if location is None or (location.path, location.line) in seen:
+            continue
+        seen.add((location.path, location.line))
+        notes.append(f"line {location.line} is not finite either: {reason}; it needs the same fix")
+    return notes
 
 
 def _reached(sources, grads) -> list[str]:
