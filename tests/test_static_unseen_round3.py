@@ -167,6 +167,51 @@ INVALID["loss-function-int-cast"] = _SSM.format(cast="x_batch = tf.cast(x_batch,
 VALID["loss-function-float-cast"] = _SSM.format(cast="x_batch = tf.cast(x_batch, tf.float32)")
 
 
+# --- a rollout's value taken to NumPy before the tape is data (batch 15, 1002; 557) ---------
+# The advantages come from the critic's values computed outside the tape and taken out with
+# ``.numpy()``: moving that forward pass onto the tape would give no path either, so it is
+# no GC109. The critic loss the total leaves out is the cause. With the critic loss in the
+# total, advantages computed outside the tape (with or without ``.numpy()``) are silent.
+_A2C = """\
+import keras
+import numpy as np
+import tensorflow as tf
+
+x0 = keras.layers.Input((8,))
+h = keras.layers.Dense(16, activation="relu")(x0)
+model = keras.models.Model(x0, [keras.layers.Dense(4, activation="softmax")(h), keras.layers.Dense(1)(h)])
+optimizer = keras.optimizers.Adam(1e-3)
+
+
+def train_step(states, returns, advantages):
+    with tf.GradientTape() as tape:
+        probs, values = model(states, training=True)
+        actor_loss = -tf.reduce_mean(tf.math.log(probs[:, 0] + 1e-8) * advantages)
+        critic_loss = tf.reduce_mean(tf.square(returns - values[:, 0])){critic_mark}
+        loss = {total}
+    grads = tape.gradient(loss, model.trainable_variables)
+    optimizer.apply_gradients(zip(grads, model.trainable_variables))
+
+
+states = np.random.rand(16, 8).astype("float32")
+returns = np.random.rand(16).astype("float32")
+{rollout}
+train_step(states, returns, advantages)
+"""
+_NUMPY_ROLLOUT = "_, old_values = model(states)\nadvantages = (returns - old_values.numpy()[:, 0]).astype('float32')"
+INVALID["rollout-numpy-advantages-critic-dropped"] = _A2C.format(
+    critic_mark="  # expect: GC108", total="actor_loss", rollout=_NUMPY_ROLLOUT
+)
+VALID["rollout-numpy-advantages-critic-added"] = _A2C.format(
+    critic_mark="", total="actor_loss + 0.5 * critic_loss", rollout=_NUMPY_ROLLOUT
+)
+VALID["rollout-tensor-advantages"] = _A2C.format(
+    critic_mark="",
+    total="actor_loss + 0.5 * critic_loss",
+    rollout="_, old_values = model(states)\nadvantages = returns - old_values[:, 0]",
+)
+
+
 @pytest.mark.parametrize("source", [pytest.param(s, id=k) for k, s in INVALID.items()])
 def test_invalid_shape_is_found_exactly(source):
     assert expected(source), "an invalid shape must mark its culprits"

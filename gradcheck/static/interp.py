@@ -704,6 +704,11 @@ class Interpreter(Resolver, Calls, Models):
     def cut(self, node: ast.AST, flow: Flow, code: str, op: str = "") -> Flow:
         """A non-differentiable op (or one outside the tape, which comes first); ``op``: the
         op type a GC111 names."""
+        if code == "GC105" and not self.recording:
+            # taken out of TensorFlow before (or after) the tape: data from then on (a rollout's
+            # advantages, a target), whose computation on the tape would carry no gradient
+            # either. What the analysis did not follow stays unknown.
+            return {o: cuts for o, cuts in flow.items() if o == UNSEEN}
         if code in _INHERENT:
             flow = _moot_outside(flow)
         if not has_live(flow):
