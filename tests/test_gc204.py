@@ -90,6 +90,17 @@ def test_a_log_of_a_squashed_value_offers_the_unscaled_tanh(run_script, decorato
     assert "softplus" in finding.fix
 
 
+@DECORATORS
+@pytest.mark.parametrize(
+    "expr", ["tf.math.log(1e-10 + tf.tanh(y - 5.0))", "tf.math.log(y - 10.0 + 1e-7)"], ids=["tanh", "linear"]
+)
+def test_a_log_of_an_output_that_can_be_negative_offers_a_positive_output(run_script, decorator, expr):
+    # a tanh decoder's reconstruction log-likelihood (1005's shape): an epsilon cannot help
+    finding = _only(run_script(STEP.format(decorator=decorator, expr=expr)))
+    assert (finding.line, finding._fields["variant"]) == (VALUE_LINE, "log-signed"), finding.message
+    assert "sigmoid" in finding.fix and "logits" in finding.fix
+
+
 NAN_BATCH = """\
 import keras
 import numpy as np
@@ -150,7 +161,8 @@ def test_a_loss_function_that_takes_a_log_of_a_negative_value_under_fit(run_scri
             return keras.ops.mean(keras.ops.log(y_pred - 100.0 - y_true))"""
     )
     finding = _only(run_script(FIT.format(setup=setup, loss="log_error")))
-    assert (finding.code, finding.line, finding._fields["variant"]) == ("GC204", 9, "log"), finding.message
+    # the log of a linear layer's output: a positive output (sigmoid, softplus) is the fix
+    assert (finding.code, finding.line, finding._fields["variant"]) == ("GC204", 9, "log-signed"), finding.message
 
 
 # -- controls: non-finite values the loss never sees ---------------------------------------

@@ -17,7 +17,12 @@ class OutsideTape(Rule):
 Finds a path from the variables to the target that goes through ops the tape did not
 record: the forward pass done before `with tf.GradientTape()` opened (e.g. while
 collecting an episode), or the loss transformed after it closed
-(`tape.gradient(-loss, ...)` negates outside the block).
+(`tape.gradient(-loss, ...)` negates outside the block). Also a tensor asked for as a
+source that the target depends on only through such a forward pass (Grad-CAM's
+`preds, conv_out = model(image)` above the tape, then `tape.gradient(score, conv_out)`):
+watching it would not help, so it is this rule at that call, not GC110. A
+`tf.stop_gradient` on a target (a TD target) inside the tape does not hide a prediction
+computed before it: the finding is the forward pass, not the stop.
 """
     why = """
 A `GradientTape` differentiates only what it recorded. A value computed before the tape

@@ -14,8 +14,10 @@ class UnwatchedSource(Rule):
     what = """
 Finds a source of `tape.gradient` that is a `tf.Tensor` (a constant, a NumPy array
 converted to a tensor, a function argument) that was not passed to `tape.watch()` and not
-computed inside the tape. Also a variable read inside a tape opened with
-`watch_accessed_variables=False` and never watched.
+computed inside the tape, while the tape uses it (so `tape.watch` is the fix: a tensor the
+target depends on only through a forward pass made before the tape is GC109). The finding
+points where the tensor was made, or at the request for a function's argument. Also a
+variable read inside a tape opened with `watch_accessed_variables=False` and never watched.
 """
     why = """
 A `GradientTape` watches trainable variables automatically, nothing else. A gradient with

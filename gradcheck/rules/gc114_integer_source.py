@@ -14,9 +14,10 @@ class IntegerSource(Rule):
     what = """
 Finds variables or tensors of an integer or bool dtype among the sources of
 `tape.gradient`: an integer weight (`add_weight(..., dtype="int32")`), an index tensor.
-The finding points where the variable was created or, for an integer tensor (token
-ids, an uint8 image), at the user's call that feeds it to the computation (the model
-call, the embedding).
+The finding points where the variable was created; for a tensor made an integer by a
+cast of a float (`x = tf.cast(x, tf.int32)` before `tape.watch(x)`), at that cast; for
+other integer tensors (token ids, an uint8 image), at the user's call that feeds it to
+the computation (the model call, the embedding).
 """
     why = """
 TensorFlow differentiates only floating-point (and complex) values. An integer variable

@@ -15,7 +15,10 @@ class CapturedByValue(Rule):
 Finds variables created while a `tf.function` was being traced (a Keras 3 model whose
 `call` is decorated with `@tf.function` and is built by its first call) and a loss that
 depends on that function. The traced function computes with the values it saw while
-tracing (the variables' initial values), not with reads of the variables. The finding
+tracing (the variables' initial values), not with reads of the variables. Also a Keras 3
+variable a nested `@tf.function` read while it was traced, before the variable was
+initialized (a layer built inside `fit`'s trace, its method decorated and mapped with
+`tf.vectorized_map`): that trace computed with the initializer's value. The finding
 points at the function's `@tf.function` decorator.
 """
     why = """

@@ -34,8 +34,14 @@ builds the target:
 - a temporal-difference target (`r + γ · max Q(s')`, `r + γ · V(s')`) in a squared / Huber
   error, computed with the online network inside the tape, from a separate call on the next
   states or from the same forward pass over a trajectory (`r + γ · values[1:]`);
+- the same TD target computed by a target network (a copy of the online one: the same
+  variable shapes) whose variables are trained with the online network's (a Double DQN that
+  differentiates the agent model's `self.trainable_variables`): the step moves the target
+  towards the prediction;
 - a self-distillation target (BYOL/SimSiam's target projection, pseudo-labels of the same
-  network as a cross-entropy's labels) that is not stopped;
+  network as a cross-entropy's labels) that is not stopped, and a mean teacher whose EMA
+  weights are computed from the student's inside the tape (`0.9 * t + 0.1 * s`, then a
+  functional call with them): reported where the teacher's prediction is made;
 - a consistency or pseudo-label target: both sides are functions of the same network (the
   same forward output, or its prediction on the clean example beside the augmented one) and
   one side is that prediction sharpened (`softmax(logits / T)` with `T < 1`, MixMatch's
@@ -96,6 +102,13 @@ with tf.GradientTape() as tape:
             "Make the TD target a constant: `target = tf.stop_gradient(rewards + gamma * (1 - dones) * "
             "next_q)`, or compute `next_q` with a target network (`target_model(next_states)`) or before the tape "
             "opens. Only the prediction `Q(s, a)` should carry the gradient.",
+        ),
+        "target-network": (
+            "A target network trained with the online network",
+            "Differentiate and update only the online network: `tape.gradient(loss, "
+            "online_network.trainable_variables)` (not a list that holds the target network's variables too, "
+            "such as the agent model's `self.trainable_variables`), and make the target a constant, `tf.stop_gradient(rewards + gamma * next_q)`; the target "
+            "network moves only by copying (or Polyak averaging) the online weights.",
         ),
         "distill": (
             "A self-distillation target",

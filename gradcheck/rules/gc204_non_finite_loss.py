@@ -80,6 +80,13 @@ with tf.GradientTape() as tape:
             "positive: `tf.math.log(1 - tf.tanh(u) ** 2 + 1e-6)`, or the stable "
             "`2 * (log(2) - u - tf.nn.softplus(-2 * u))`.",
         ),
+        "log-signed": (
+            "A log of an output that can be negative (a tanh or linear layer)",
+            "Take the log only of a positive quantity: give the layer a sigmoid output (values in (0, 1)) or a "
+            "softplus for a positive scale, or compute the log-likelihood from logits "
+            "(`tf.nn.sigmoid_cross_entropy_with_logits`); an epsilon does not help a negative value, "
+            "a clip does (`tf.clip_by_value(x, 1e-7, 1.0)`).",
+        ),
         "sqrt": (
             "A square root of a negative value",
             "Keep the argument non-negative: `tf.sqrt(tf.maximum(x, 0.0) + 1e-12)`; a variance computed as "
@@ -117,6 +124,12 @@ with tf.GradientTape() as tape:
             "An infinite value multiplied by 0",
             "Do not let the infinite value exist: `tf.math.xlogy(x, y)` for `x * log(y)`, `tf.math.multiply_no_nan`, "
             "or an epsilon in the op that made the inf; 0 × inf is NaN.",
+        ),
+        "inf-constant": (
+            "An infinite mask constant met by 0 or by another infinity",
+            "Keep the `-inf` mask out of the arithmetic: compute the term only where the mask keeps the "
+            "position (`tf.where(mask, tf.nn.log_softmax(logits), 0.0)`), or mask with a large finite negative "
+            "number (`-1e9`, or `-65000` in float16) instead of `-inf`; 0 × inf and inf - inf are NaN.",
         ),
         "masked-softmax": (
             "A softmax over a row masked everywhere",

@@ -49,6 +49,13 @@ times one constant (a scaled gradient). A library's custom gradient (`tf.recompu
 `tf.nn.silu`) is not compared by default. Its cost, measured in `docs/performance.md`, is a
 few evaluations of the custom function per function, not per call.
 
+These comparisons call the user's forward function again; the program's random states stay
+out of their reach (Python's and NumPy's generators, TensorFlow's op seeds and the kernels of
+seeded random ops, `tf.random.Generator`s, a Keras `SeedGenerator`, and any variable the
+re-run writes are put back as they were), so what the program draws after the checked step is
+what it draws under `python`. A forward function that draws random numbers (noise, dropout)
+is not compared with finite differences at all: two calls of it are two different functions.
+
 The full comparison is opt-in (`gradcheck --check-custom-gradients`,
 `check_step(..., check_custom_gradients=True)`): every call of every `tf.custom_gradient`
 whose output reaches the loss, library ones included, compared with

@@ -91,6 +91,8 @@ _SAME_DTYPE = frozenset(
         *("abs", "negative", "reverse", "roll", "clip_by_value", "clip", "gather_nd", "boolean_mask", "pad"),
     )
 )
+#: NumPy calls that make a new array from a shape (and a dtype) only.
+_NUMPY_BLANKS = frozenset(("zeros", "ones", "empty", "eye", "identity", "zeros_like", "ones_like", "empty_like"))
 #: NumPy and TensorFlow calls that make integer values unless told otherwise.
 _INTEGER_MAKERS = frozenset(("randint", "random_integers", "arange", "range", "choice", "permutation"))
 _FLOAT_MAKERS = frozenset(
@@ -173,6 +175,11 @@ class Calls:
         if api is None and qual == "tensorflow.image.resize" and _area(node):
             api = catalog.lookup("tensorflow.raw_ops.ResizeArea")  # the op ``method="area"`` runs
         tensor = _makes_tensor(qual, leaf, args)
+        if leaf in _NUMPY_BLANKS and qual == f"numpy.{leaf}":
+            # ``np.zeros((n, dim))``: a new array whose arguments are a shape and a dtype; it
+            # computes with none of their values (a buffer sized by a constructor's parameter
+            # is no unseen computation)
+            return Value(dtype=self._result_dtype(node, qual, leaf, args, scope))
         if leaf in _INDEX_TAKERS and self.tape is not None:
             position = 0 if leaf == "one_hot" else 1
             indices = args[position] if len(args) > position else kwargs.get("indices") or kwargs.get("ids")

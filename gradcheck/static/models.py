@@ -39,6 +39,10 @@ _NOT_FORWARD = frozenset(
 )
 _NOT_FORWARD_PREFIXES = ("get_", "set_", "save", "load", "reset", "add_", "compute_output", "make_")
 _TRAIN = frozenset(("fit", "train_on_batch", "fit_generator"))
+#: Methods of a model that copy values into its variables (or to a file): what they are given
+#: is read once, kept nowhere, and carries no gradient (a soft target update's blend, outside
+#: any tape; under a recording tape such a copy is the cut, left to the escape rules).
+_WEIGHT_COPIES = frozenset(("set_weights", "load_weights", "save_weights", "save"))
 #: Methods of a model that return NumPy values (the tape sees constants).
 _HOST_RESULTS = frozenset(("predict", "predict_on_batch", "predict_step", "evaluate", "test_on_batch"))
 #: Keras layers that hold non-trainable variables (moving statistics, adapted moments).
@@ -360,6 +364,10 @@ class Models:
             value = map_flows(value, lambda flow: cut_flow(flow, site))
         return value
 
+    def _under_tape(self) -> bool:
+        """Whether a tape this run follows is recording now."""
+        return self.tape is not None and self.recording
+
     def _in_traced_call(self) -> bool:
         return any(prefix in self.program.traced_calls for prefix, _strict in self.building)
 
@@ -438,6 +446,8 @@ class Models:
         self, node: ast.Call, receiver: Value, attr: str, args: list[Value], kwargs: dict[str, Value], scope: Scope
     ) -> Value | None:
         program = self.program
+        if attr in _WEIGHT_COPIES and not self._under_tape() and not self._maybe_own_method(receiver, attr):
+            return EMPTY
         if attr in _HOST_RESULTS and not self._maybe_own_method(receiver, attr):
             # a ``predict`` while no tape records (an acting pass that samples an action) is
             # marked "outside": ``rules.findings`` drops it where a cut inside the tape

@@ -52,7 +52,10 @@ def findings(program: Program, checks: list[Check], path: str) -> list[Finding]:
         if opaque and not has_live(check.target.flow):
             # Sources unknown and no origin reaches the target: whatever was asked gets nothing.
             # A live unseen value (a model this context cannot resolve) may be the path.
-            groups += [(origin, [origin]) for origin in target]
+            _held_cuts(program, check, starved, through)
+            # A cause is what the tape's computation did: a ``predict`` no tape records, whose
+            # value reaches the target only as data (a class index), is none.
+            groups += [(o, [o]) for o in target if not all(s.when == "outside" for s in target[o])]
         if not has_live(check.target.flow):
             _cut_calls(check, groups, starved, through)
         elif _picked(check):
@@ -101,6 +104,27 @@ def _reported(cuts: frozenset) -> list[Site]:
     moot ones are left, they are what cuts it."""
     kept = [s for s in cuts if not s.moot]
     return kept or [replace(s, moot=False) for s in cuts]
+
+
+def _held_cuts(
+    program: Program,
+    check: Check,
+    starved: dict[Site, set[str]],
+    through: dict[Site, tuple[str, Check, int]],
+) -> None:
+    """When nothing reaches the target live and the sources are tensors this file cannot
+    resolve (``tape.gradient(loss, conv_out)``, ``conv_out`` an output of a model built from
+    a function's arguments), the cuts on the outputs of the models the request's computation
+    called (their ``HOLDER`` marks) starve the sources as written."""
+    if not check.leaves or check.sources.flow or check.sources.models:
+        return
+    held = {s for o, cuts in check.target.flow.items() if o.startswith(HOLDER) for s in cuts if s.when != "outside"}
+    for node, _value in check.leaves:
+        name = ast.unparse(node)
+        program.kinds.setdefault(name, "tensor")
+        for site in held:
+            starved[site].add(name)
+            through.setdefault(site, (name, check, len(held)))
 
 
 def _cut_calls(
@@ -197,6 +221,10 @@ def _source_causes(
             if value.dtype == "int":
                 program.kinds.setdefault(node.id, "tensor")
                 use = program.index_uses.get(node.id) or program.index_uses.get(id(value))
+                if use is not None and _function_at(program, use.first) is not _function_at(program, check.node):
+                    # the same name used in another function (the caller's ``x_batch`` passed
+                    # to the loss function that casts it): not this request's tensor
+                    use = None
                 if use is not None and program.model_kind(node.id) != "variable":
                     made = binding_line(program.tree, node.id, check.node.lineno)
                     report(
@@ -236,6 +264,18 @@ def _source_causes(
             if made is not None and (part != source or program.model_kind(part) != "model"):
                 report(program.site(made, "GC114"), part, {part} if part == source else set())
     return done
+
+
+def _function_at(program: Program, node: ast.AST) -> ast.AST | None:
+    """The innermost function whose body holds ``node``'s line (None: the module)."""
+    line = getattr(node, "lineno", 0)
+    best = None
+    for fn in program.owner:
+        if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        if fn.lineno <= line <= (fn.end_lineno or fn.lineno) and (best is None or fn.lineno >= best.lineno):
+            best = fn
+    return best
 
 
 def _made_on_another_tape(program: Program, check: Check, name: str, value) -> bool:
@@ -436,8 +476,10 @@ def _unused(
 ) -> None:
     """GC108: sources, or parts of a source model, that no path connects to the target. Only
     where the whole computation of the target was followed (nothing unseen, no value of
-    theirs gone where reads are not followed, a tape opened here or a ``fit``)."""
-    if UNSEEN in check.target.flow or not target or not (check.own_tape or check.fit):
+    theirs gone where reads are not followed, a tape opened here or a ``fit``). What the
+    analysis did not follow but is cut on every path (a replay buffer sampled before the tape)
+    carries no gradient to any part."""
+    if check.target.flow.get(UNSEEN) == LIVE or not target or not (check.own_tape or check.fit):
         return
     reached = set(target)
     for origin in target:

@@ -263,6 +263,9 @@ def _source_only_cause(ctx: Context, source: Source, on_tape: set) -> Finding | 
         return _source_finding(ctx, "GC115", source, sources_location(ctx, argument=False))
     if dtype is not None and not _tf.is_differentiable_dtype(dtype):
         dtype_name = _tf.tf.as_dtype(dtype).name
+        cast = _cast_from_float(ctx, source)
+        if cast is not None:  # the line that made it an integer is the one to change, not its uses
+            return _source_finding(ctx, "GC114", source, cast, dtype=dtype_name, variant="tensor")
         use, as_index = _integer_use(ctx, source)
         if use is not None:  # an input tensor: point at its use (the model call, the embedding)
             variant = "indices" if as_index else "tensor"
@@ -272,6 +275,9 @@ def _source_only_cause(ctx: Context, source: Source, on_tape: set) -> Finding | 
         variant = "tensor" if not source.is_variable else ""
         return _source_finding(ctx, "GC114", source, _creation_location(ctx, source), dtype=dtype_name, variant=variant)
     if not source.is_variable and source.key not in on_tape:
+        before = _used_only_before_tape(ctx, source)
+        if before is not None:  # watching would not help: the forward pass is outside the tape
+            return cut_finding(ctx, Cut(OUTSIDE, before, {source.key}), [source])
         wrong = _other_watch(ctx, source)
         if wrong is not None:  # the tape watches another tensor instead: that watch is the line to change
             finding = _source_finding(ctx, "GC110", source, wrong)
@@ -279,6 +285,46 @@ def _source_only_cause(ctx: Context, source: Source, on_tape: set) -> Finding | 
             return finding
         return _source_finding(ctx, "GC110", source, _creation_location(ctx, source))
     return None
+
+
+def _cast_from_float(ctx: Context, source: Source) -> Location | None:
+    """For an integer tensor source made by casting a float (``x = tf.cast(x, tf.int32)``
+    before ``tape.watch(x)``): the user's statement of that cast."""
+    if source.is_variable or source.key is None:
+        return None
+    flow = ctx.flow
+    producer = flow.producer.get(source.key)
+    for _ in range(8):  # back through integer recasts (float -> int64 -> int32)
+        if producer is None or flow.ops[producer].type != "Cast" or len(flow.ops[producer].inputs) != 1:
+            return None  # no cast (integer data: ids, labels): its use is where it is pointed at
+        (key,) = flow.ops[producer].inputs
+        if flow.is_differentiable(key):
+            break
+        producer = flow.producer.get(key)
+    else:
+        return None
+    frame = ctx.caller_level_frame(producer)
+    return ctx.frame_location(frame, ("cast",)) if frame is not None else ctx.op_location(producer)
+
+
+def _used_only_before_tape(ctx: Context, source: Source) -> int | None:
+    """For an unwatched tensor source (Grad-CAM's ``conv_out``): the first op that used it on
+    the way to the targets, when every such use ran before the tape recorded. The targets
+    depend on it only through a forward pass made outside the tape, so a ``tape.watch``
+    would not help (GC109, at that pass). None when some use is on the tape (GC110)."""
+    if source.key is None:
+        return None
+    flow = ctx.flow
+    cone = flow.backward_cone(ctx.target_keys, data=True)
+    uses = [
+        i
+        for i in sorted(flow.forward_cone([source.key], within=cone, data=True))
+        if source.key in flow.inputs_of(flow.ops[i], True)
+    ]
+    if not uses or any(flow.ops[i].recorded for i in uses):
+        return None
+    first = uses[0]
+    return first if ran_before_tape(ctx, first) else None
 
 
 def _other_watch(ctx: Context, source: Source) -> Location | None:

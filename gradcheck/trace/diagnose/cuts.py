@@ -79,13 +79,16 @@ def find_cuts(
     if result.unreached:
         rest = walk.find(targets, result.unreached, 0, False)
         result = CutResult(_merge(result.cuts + rest.cuts), rest.unreached)
-    return CutResult(_prefer_inside(result.cuts), result.unreached)
+    return CutResult(_prefer_inside(result.cuts, intended), result.unreached)
 
 
-def _prefer_inside(cuts: list[Cut]) -> list[Cut]:
+def _prefer_inside(cuts: list[Cut], intended: Callable[[int], bool]) -> list[Cut]:
     """A source cut inside the tape is reported there only: a path of it that never
-    entered the tape (a target built before it) or that no frontier explains is no cause."""
-    inside = set().union(*(c.sources for c in cuts if c.kind not in (OUTSIDE, UNKNOWN))) if cuts else set()
+    entered the tape (a target built before it) or that no frontier explains is no cause.
+    A stop on a target inside the tape is no cut of the prediction's path: when that path
+    ran before the tape (the DQN's ``q = online(states)`` hoisted above it), it is the cause."""
+    causes = [c for c in cuts if not (c.kind == BLOCK and c.op >= 0 and intended(c.op))]
+    inside = set().union(*(c.sources for c in causes if c.kind not in (OUTSIDE, UNKNOWN))) if causes else set()
     out = []
     for cut in cuts:
         if cut.kind in (OUTSIDE, UNKNOWN):

@@ -28,6 +28,9 @@ _HALF = ("float16", "bfloat16")
 _SOFTMAX = frozenset({"Softmax", "LogSoftmax"})
 #: Ops a probability comes out of, and those a log's argument may pass on the way.
 _PROBABILITIES = frozenset({"Softmax", "Sigmoid"})
+_SQUARES = frozenset({"Square", "Pow"})
+#: Ops whose output can be negative, of which a log is taken by mistake (a tanh decoder).
+_SIGNED_OUTPUTS = frozenset({"Tanh", "BiasAdd", "MatMul"})
 _ON_THE_WAY = frozenset({"Identity", "Cast", "Reshape", "Maximum", "Minimum", "ClipByValue", "GatherV2", "Select"})
 #: Ops that hand the step its batch (a ``tf.data`` iterator inside the traced step): what
 #: they output entered as data, whatever their resource input holds.
@@ -48,6 +51,9 @@ class Origin:
     key: object = None
     kind: str = "NaN"  # of the loss: "NaN" or "infinite"
     notes: list[str] = field(default_factory=list)
+    #: Other ops that made a non-finite value from finite inputs on the way to the same loss
+    #: (both logs of a focal loss): (op, what made it non-finite). Each needs the same fix.
+    others: list[tuple[int, str]] = field(default_factory=list)
 
 
 def _floating(v) -> bool:
@@ -110,10 +116,17 @@ def find_origin(
                 "the values of this op's inputs were not kept: the first non-finite value may be earlier"
             )
         origin.kind = kind
+        origin.others = [(q, _explain(flow, q, value, text).reason) for q in sorted({q for q, _ in made} - {p})[:3]]
         origin.notes += _zero_times_inf(flow, p, path_ops, value, text)
         if any(note.startswith("0 × inf") for note in origin.notes) and origin.variant == "log":
             origin.variant = "zero-inf"
         return origin
+    if kind == "NaN" and origins and all(_program_infinity(flow, k, value) for _, k in origins):
+        # the infinities came from a constant the program built (a -inf mask, padding), not
+        # from the batch: the NaN was made where an op met them (0 × inf, inf - inf)
+        maker = _nan_from_infinities(flow, path_ops, value)
+        if maker is not None:
+            return _infinities_met(flow, maker, value, text)
     p, k = origins[0] if origins else (-1, bad_targets[0])
     read = flow.producer.get(k)
     if read is not None and flow.ops[read].tag == TAG_READ:
@@ -122,6 +135,49 @@ def find_origin(
     count = int((~np.isfinite(v)).sum()) if v is not None else 0
     values = f"{count} NaN or Inf value{'s' if count != 1 else ''}" if count else "NaN or Inf values"
     return Origin("data", f"the batch already holds {values}", None, k, kind)
+
+
+def _program_infinity(flow: Flow, k, value) -> bool:
+    """``k`` is a non-finite constant of the program, not the batch: infinities without NaN,
+    in a literal (a scalar: ``tf.fill(shape, -np.inf)``, ``x + float("-inf")``) or a
+    ``Const`` op of a traced step."""
+    v = value(k)
+    if v is None or not _floating(v) or np.isnan(v).any():
+        return False
+    p = flow.producer.get(k)
+    return v.size == 1 if p is None else flow.ops[p].type == "Const"
+
+
+def _nan_from_infinities(flow: Flow, path_ops: set[int], value) -> int | None:
+    """The first op on the way to the loss whose output holds NaN while its inputs hold
+    infinities and no NaN."""
+    for j in sorted(path_ops):
+        op = flow.ops[j]
+        out = value(op.outputs[0]) if op.outputs else None
+        if out is None or not _floating(out) or not np.isnan(out).any():
+            continue
+        ins = [value(i) for i in op.inputs if not isinstance(i, WriteKey) and i not in flow.resources]
+        floats = [v for v in ins if v is not None and _floating(v)]
+        if any(np.isnan(v).any() for v in floats):
+            continue
+        if any(np.isinf(v).any() for v in floats):
+            return j
+    return None
+
+
+def _infinities_met(flow: Flow, p: int, value, text) -> Origin:
+    op = flow.ops[p]
+    call = text(p)
+    if op.type in _PRODUCTS:
+        what = f"{call} multiplies an infinite value by 0 (0 × inf is NaN)"
+    elif op.type in ("Sub", "AddV2", "Add", "AddN", "Sum"):
+        what = f"{call} adds infinities of opposite signs (inf - inf is NaN)"
+    elif op.type in _DIVS:
+        what = f"{call} divides an infinite value by another (inf / inf is NaN)"
+    else:
+        what = f"{call} makes NaN from infinite inputs"
+    note = "the infinite value is a constant the program built (a -inf mask, padding), not the batch"
+    return Origin("inf-constant", what, p, kind="NaN", notes=[note])
 
 
 def _selected(op, value, bad: list) -> list:
@@ -187,8 +243,10 @@ def _explain(flow: Flow, p: int, value, text) -> Origin:
         )
         variant = "log"
         upstream = _upstream_types(flow, op.data[0] if op.data else None)
-        if "Tanh" in upstream:
-            variant = "log-tanh"
+        if "Tanh" in upstream and upstream & _SQUARES:
+            variant = "log-tanh"  # log(1 - tanh(u)**2): a squashed policy's correction
+        elif negative and upstream & _SIGNED_OUTPUTS:
+            variant = "log-signed"  # the log of an output that can be negative (tanh, linear)
         elif upstream & _PROBABILITIES and not negative:
             variant = "log-prob"
         return Origin(variant, what, p)

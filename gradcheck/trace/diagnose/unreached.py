@@ -48,8 +48,32 @@ def unreached_findings(ctx: Context, sources: list[Source]) -> list[Finding]:
         if by_value is not None:
             findings.append(_captured_finding(ctx, source, origin, by_value))
             continue
+        placeholder = _placeholder_read(ctx, source) if not reach else None
+        if placeholder is not None:
+            findings.append(placeholder)
+            continue
         findings.append(_unused_finding(ctx, source, reach))
     return findings
+
+
+def _placeholder_read(ctx: Context, source: Source) -> Finding | None:
+    """A Keras 3 variable never read on the tape, whose value a nested ``@tf.function`` took
+    while it was traced before the variable was initialized: that trace computed with the
+    initializer's value, a constant, and every call reuses it (GC116, at its decorator)."""
+    read = getattr(source.value, "_gc_placeholder_read", None) if source.is_variable else None
+    if not read:
+        return None
+    frame = read[0]  # the read itself, in the decorated function (not a caller's decorator)
+    decorator = sourcemap.function_decorator(frame.path, frame.line, "function")
+    if decorator is None:
+        return None
+    location = Location(frame.path, decorator.line, decorator.column, decorator.end_line, decorator.end_column)
+    finding = _located(ctx, "GC116", [source], location, function=decorator.text)
+    finding.notes.append(
+        f"{source.name} was read at line {frame.line} while this function was traced, before the variable "
+        "was initialized: the trace computed with its initial value, a constant"
+    )
+    return finding
 
 
 def _pipeline_read(ctx: Context, source: Source) -> Finding | None:

@@ -295,7 +295,7 @@ class EagerRecorder:
             # only a recorded op's output or a value made on a tape can be on a diagnosed
             # path; a step function's loss read for a log line, outside any tape, is not
             return
-        code, site = "GC105", frames.current_user_site()
+        code, site = "GC105", frames.current_user_site(converted=True)
         host = frames.numpy_function_caller(sys._getframe(1))
         if host is not None:
             code, site = "GC106", host

@@ -119,6 +119,15 @@ def site_location(site: tuple[CodeType, int], hints: tuple[str, ...] = ()) -> Lo
     """Resolve a ``frame_site`` to file, line and the 1-based column span (Python 3.11+
     knows the exact expression being executed; on 3.10 the span comes from the line's AST,
     a call named in ``hints`` first, as for graph tracebacks)."""
+    location = _site_location(site, hints)
+    if "__autograph_generated_file" in location.path:  # a converted copy of the user's code
+        mapped = AUTOGRAPH_LINES.get((location.path, location.line))
+        if mapped is not None:
+            return line_location(mapped[0], mapped[1], hints)
+    return location
+
+
+def _site_location(site: tuple[CodeType, int], hints: tuple[str, ...] = ()) -> Location:
     code, lasti = site
     positions = _POSITIONS.get(code)
     if positions is None and hasattr(code, "co_positions"):
@@ -157,9 +166,19 @@ def line_location(path: str, line: int, hints: tuple[str, ...] = ()) -> Location
     return Location(path, line)
 
 
-def current_user_site() -> tuple[CodeType, int] | None:
-    frame = user_frame(sys._getframe(1))
-    return frame_site(frame) if frame is not None else None
+def current_user_site(converted: bool = False) -> tuple[CodeType, int] | None:
+    """The innermost user frame's site; with ``converted``, autograph's generated copy of
+    the user's own code counts as the user's (a loss function tf_keras converts even when
+    run eagerly: the ``.numpy()`` in it is the user's line, not ``model.fit``'s)."""
+    if not converted:
+        frame = user_frame(sys._getframe(1))
+        return frame_site(frame) if frame is not None else None
+    frame = sys._getframe(1)
+    while frame is not None:
+        if _is_user_code(frame.f_code) or _converted_user_code(frame):
+            return frame_site(frame)
+        frame = frame.f_back
+    return None
 
 
 def creation_site(obj: object) -> tuple[CodeType, int] | None:

@@ -209,7 +209,7 @@ class _Study:
             if weighted is not None:
                 return weighted
         if not common:
-            return None
+            return self._trained_target_network(c, a, b, ma, mb)
         if not (self._network_side(a, common) and self._network_side(b, common)):
             return None  # one side is a weight itself (an inner SGD step), not a network's output
         if op.type == "SoftmaxCrossEntropyWithLogits":
@@ -247,6 +247,10 @@ class _Study:
                 return side, marker, common, "td"
             return None
         if td_a is None and td_b is None:
+            teacher = self._averaged_weights_side(a, b, common)
+            if teacher is not None:
+                layers = [i for i in self._side_ops(teacher, common, False) if self.flow.ops[i].type in _LAYER_OPS]
+                return teacher, max(layers), common, "distill"
             subset = self._subset_side(a, b, ma, mb)
             if subset is not None and self._separate(a, b, common):
                 return subset, self._network_output(subset, common), common, "distill"
@@ -259,6 +263,66 @@ class _Study:
                 if clean is not None:
                     return clean, self._network_output(clean, common), common, "consistency"
         return None
+
+    def _trained_target_network(self, c: int, a, b, ma: int, mb: int):
+        """A TD target computed by a target network whose variables are trained with the
+        online network's (a Double DQN differentiating ``self.trainable_variables``): the
+        sides reach disjoint trained variables, one side adds a per-sample reward to its
+        network's output, the other does not, and the two networks are copies (the same
+        variable shapes). The optimizer then moves the target towards the prediction. A
+        target network left out of the trained variables reaches none: silent."""
+        if not ma or not mb or ma & mb or self.flow.ops[c].type not in ("Sub", "SquaredDifference"):
+            return None
+        if self.flow.ops[c].type == "Sub" and not is_error(self.flow, c):
+            return None
+        for side, mask, other, other_mask in ((a, ma, b, mb), (b, mb, a, ma)):
+            if not (self._network_side(side, mask) and self._network_side(other, other_mask)):
+                continue
+            td = self._td_marker(side, mask)
+            if td is None or not td[1] or self._td_marker(other, other_mask) is not None:
+                continue
+            if self._feeds(td[2], other, other_mask) or self._shapes(mask) != self._shapes(other_mask):
+                continue
+            if not self._by_layers(side, mask):
+                continue
+            return side, td[0], mask, "target-network"
+        return None
+
+    def _averaged_weights_side(self, a, b, common: int):
+        """The teacher side of a mean teacher whose EMA weights are computed inside the tape
+        (``decay * teacher + (1 - decay) * student``, then a functional call with them): the
+        two sides are separate calls, and only this one's layers apply weights that are a
+        sum of a trained variable and a tensor no trained variable made."""
+        if not self._separate(a, b, common):
+            return None
+        averaged = [self._averaged_weights(k, common) for k in (a, b)]
+        if averaged[0] == averaged[1]:
+            return None
+        return a if averaged[0] else b
+
+    def _averaged_weights(self, k, common: int) -> bool:
+        flow = self.flow
+        for i in self._side_ops(k, common, False):
+            op = flow.ops[i]
+            if op.type not in _LAYER_OPS:
+                continue
+            for d in op.data[1:]:
+                p = flow.producer.get(d)
+                if p is None or p not in self.recorded or flow.ops[p].type not in _ADDS:
+                    continue
+                parts = [self.tmask(x) for x in flow.ops[p].data]
+                if any(parts) and not all(parts):
+                    return True
+        return False
+
+    def _shapes(self, mask: int) -> list:
+        """The sorted shapes of the trained variables in ``mask``: a network's architecture."""
+        shapes = []
+        for s in self.sources:
+            if self.bits[s.key] & mask:
+                shape = getattr(s.value, "shape", None)
+                shapes.append(tuple(shape.as_list()) if hasattr(shape, "as_list") else tuple(shape or ()))
+        return sorted(shapes)
 
     def _clean_side(self, a, b, common: int):
         """The clean prediction of a consistency loss (the Pi-model, VAT, UDA): the two sides
@@ -467,9 +531,13 @@ class _Study:
         network's output on this side; whether that tensor is per sample; the tensor), or None."""
         flow = self.flow
         found = None
-        for i in sorted(self._side_ops(k, common, stop_at_layers=True), reverse=True):
+        ops = self._side_ops(k, common, stop_at_layers=True)
+        # a layer that applies computed weights (an EMA of the trained ones) is not a
+        # boundary of the walk: an add before the last layer makes weights, adds no reward
+        last_layer = max((i for i in ops if flow.ops[i].type in _LAYER_OPS), default=-1)
+        for i in sorted(ops, reverse=True):
             op = flow.ops[i]
-            if op.type not in _ADDS:
+            if op.type not in _ADDS or i < last_layer:
                 continue
             for d in op.data:
                 if self.tmask(d) != 0 or not flow.is_differentiable(d) or self._is_weight(d):
@@ -594,7 +662,12 @@ class _Study:
         if finding.chain:
             finding.chain_source = first.name
         compare = ctx.op_location(c)
-        if compare is not None:
+        if compare is not None and how == "target-network":
+            finding.notes.append(
+                f"the target is compared with the prediction at line {compare.line}; the target network's "
+                f"{len(sources)} variable{'s' if len(sources) != 1 else ''} are among the trained ones"
+            )
+        elif compare is not None:
             finding.notes.append(
                 f"the target is compared with the prediction at line {compare.line}; both sides reach "
                 f"{len(sources)} trained variable{'s' if len(sources) != 1 else ''}"
@@ -606,12 +679,14 @@ _WHAT = {
     "advantage": "the weight (advantage) of a log-probability",
     "td": "a temporal-difference target",
     "distill": "a distillation target",
+    "target-network": "a temporal-difference target from a target network that is trained too",
     "consistency": "a consistency (pseudo-label) target, the network's own prediction sharpened",
 }
 _EFFECT = {
     "advantage": "pushed by the policy loss through the weight as well (the policy gradient is biased)",
     "td": "pulled towards a moving target",
     "distill": "pulled towards a target that moves with them (representations collapse)",
+    "target-network": "moved towards the online network's prediction by the same step (the target is no longer fixed)",
     "consistency": "pulled towards a target that moves with them (the sharpened side is pushed back towards the prediction)",
 }
 

@@ -38,6 +38,7 @@ from gradcheck.trace.record.call import GradientCall
 from gradcheck.trace.record.errors import internal_error
 from gradcheck.trace.record.frames import Location
 from gradcheck.trace.record.registry import register
+from gradcheck.trace.values import random_state
 from gradcheck.trace.values.checked import checked_call, options
 from gradcheck.trace.values.custom_quick import DIRECTIONS as QUICK_DIRECTIONS
 from gradcheck.trace.values.custom_quick import quick_mismatch
@@ -290,6 +291,13 @@ def _findings(
 ) -> list[Finding]:
     """``variables``: argument index -> the trained variables whose gradient goes through it."""
     kwargs = call.kwargs if kwargs is None else kwargs
+    # the check calls the user's forward function again: the program's random states stay
+    # out of its reach (its run after the check is the one it has under python)
+    with random_state.preserved() as draws:
+        return _compared(checked, call, args, variables, kwargs, differences, draws)
+
+
+def _compared(checked, call: CustomCall, args: list, variables: dict, kwargs, differences: bool, draws) -> list:
     names = _argument_names(call.function, len(args))
     # a variable passed as an argument (a layer's own bias) is checked at its value
     args = [_tf.tf.convert_to_tensor(a) if _tf.is_variable(a) else a for a in args]
@@ -300,14 +308,17 @@ def _findings(
     # each that reaches the loss (a wrong derivative is wrong at every call: an activation
     # used by twenty layers is compared once)
     quick = not differences and quick_enabled and _first_comparison(checked.session, call.function)
+    # a forward function that draws random numbers is another function at each call:
+    # finite differences of it would compare two draws, not two inputs
+    compare = not draws.random
     for i, x in enumerate(args):
         if not _tf.is_tensor(x) or not _tf.is_differentiable_dtype(x.dtype) or _tf.tf.as_dtype(x.dtype).is_complex:
             continue
         if i in deaf:
             error = ("upstream",)
-        elif differences:
+        elif differences and compare:
             error = _mismatch(call.function, args, kwargs, i)
-        elif quick and variables.get(i):  # a wrong gradient no trained variable receives harms nothing
+        elif quick and compare and variables.get(i):  # a wrong gradient no trained variable receives harms nothing
             error = quick_mismatch(call.function, args, kwargs, i)
         else:
             error = None

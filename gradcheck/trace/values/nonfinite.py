@@ -245,7 +245,7 @@ def _findings(checked: Checked, values: dict, entry=None) -> list[Finding]:
     origin = find_origin(ctx.flow, list(ctx.target_keys), values.get, analysis.call_text)
     if origin is None:
         return []
-    names = [s.name for s, g in zip(ctx.sources, checked.flat_grads, strict=False) if g is not None]
+    names = _reached(ctx.sources, checked.flat_grads)
     if origin.op is not None and origin.variant != "weights":
         location = blame_location(checked, origin.op)
         op = op_label(ctx.flow.ops[origin.op].type)
@@ -254,7 +254,7 @@ def _findings(checked: Checked, values: dict, entry=None) -> list[Finding]:
     place = (location.path, location.line) if location is not None else None
     if not _first_report(checked.session, (place, origin.variant)):
         return []  # another gradient call's loss went non-finite at the same place: one finding
-    notes = list(origin.notes)
+    notes = list(origin.notes) + _other_origins(checked, origin, place)
     if origin.variant == "data":
         notes.append("the first non-finite value is in the data fed to the step, not made by an op of the model")
     return [
@@ -270,6 +270,38 @@ def _findings(checked: Checked, values: dict, entry=None) -> list[Finding]:
             variant=origin.variant,
         )
     ]
+
+
+def _other_origins(checked: Checked, origin: Origin, place) -> list[str]:
+    """A note per other line whose op made a non-finite value from finite inputs on the way
+    to the same loss: fixing the first alone leaves the loss non-finite."""
+    notes, seen = [], {place}
+    for op, reason in origin.others:
+        location = blame_location(checked, op)
+        if location is None or (location.path, location.line) in seen:
+            continue
+        seen.add((location.path, location.line))
+        notes.append(f"line {location.line} is not finite either: {reason}; it needs the same fix")
+    return notes
+
+
+def _reached(sources, grads) -> list[str]:
+    """The variables the non-finite loss reaches: those whose gradient is not finite, when
+    the gradients' values are known (eager) and some are finite (a value head that the NaN
+    entropy term never reaches is not among them); else every variable with a gradient."""
+    with_grads = [(s.name, g) for s, g in zip(sources, grads, strict=False) if g is not None]
+    bad, known = [], True
+    for name, g in with_grads:
+        try:
+            value = np.asarray(g.numpy() if hasattr(g, "numpy") else g.values.numpy())
+        except Exception:  # noqa: BLE001 - a symbolic gradient (a traced step): not known here
+            known = False
+            break
+        if value.dtype.kind in "fc" and not np.isfinite(value).all():
+            bad.append(name)
+    if known and bad:
+        return bad
+    return [name for name, _ in with_grads]
 
 
 _REPORTED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()

@@ -16,6 +16,8 @@ def install(session: Session, patches: Patches) -> None:
     for cls in (_tf.ResourceVariable, _tf.UninitializedVariable, _tf.KerasVariable):
         if cls is not None:
             _patch_variable_init(session, patches, cls)
+    if _tf.KerasVariable is not None and isinstance(vars(_tf.KerasVariable).get("value"), property):
+        _patch_placeholder_value(patches, _tf.KerasVariable)
     for layer_cls in _tf.keras_layer_classes():
         _patch_layer(patches, layer_cls)
     for model_cls in _tf.keras_model_classes():
@@ -48,6 +50,24 @@ def _patch_variable_init(session: Session, patches: Patches, cls) -> None:
         session.note_variable(self)
 
     patches.set(cls, "__init__", __init__)
+
+
+def _patch_placeholder_value(patches: Patches, cls) -> None:
+    """A Keras 3 variable read before it was initialized gives its initializer's value, a
+    constant (a layer built inside a trace, read by a nested ``tf.function`` traced then):
+    where that first happened in a function's trace, on the variable (GC116 points there)."""
+    orig = vars(cls)["value"]
+
+    def value(self):
+        unread = getattr(self, "_value", True) is None and getattr(self, "_gc_placeholder_read", None) is None
+        if unread and _tf.inside_function():
+            try:
+                self._gc_placeholder_read = tuple(frames.stack_frames(_tf.extract_stack()))
+            except (AttributeError, TypeError):
+                pass
+        return orig.fget(self)
+
+    patches.set(cls, "value", property(value, orig.fset, orig.fdel, orig.__doc__))
 
 
 def _patch_compile(session: Session, patches: Patches, cls) -> None:

@@ -1,0 +1,34 @@
+"""Real-world control 836 (twin of case 826).
+
+Source: https://github.com/tensorflow/tensorflow/issues/39892
+Same two-output separation model as case 826, with the custom loss written
+in TensorFlow ops on the tensors it receives (no .numpy() round trip), so the
+error stays on the tape and both output branches train.
+Setting: tf_keras (Keras 2) functional multi-output model, model.fit,
+custom loss, run_eagerly=True.
+"""
+import numpy as np
+import tensorflow as tf
+import tf_keras as keras
+from tf_keras import layers
+
+n_freq = 32
+rng = np.random.default_rng(0)
+mix = rng.random(size=(256, 8, n_freq)).astype("float32")
+piano = (mix * rng.random(size=mix.shape)).astype("float32")
+noise = (mix - piano).astype("float32")
+
+
+def spectral_loss(y_true, y_pred):
+    return tf.reduce_mean(tf.square(y_true - y_pred), axis=(1, 2))
+
+
+inp = keras.Input(shape=(8, n_freq), name="mixture")
+h = layers.Bidirectional(layers.SimpleRNN(16, return_sequences=True))(inp)
+piano_mask = layers.TimeDistributed(layers.Dense(n_freq, activation="sigmoid"))(h)
+noise_mask = layers.TimeDistributed(layers.Dense(n_freq, activation="sigmoid"))(h)
+piano_out = layers.Multiply(name="piano")([piano_mask, inp])
+noise_out = layers.Multiply(name="noise")([noise_mask, inp])
+model = keras.Model(inp, [piano_out, noise_out])
+model.compile(optimizer="adam", loss={"piano": spectral_loss, "noise": spectral_loss}, run_eagerly=True)
+model.fit(mix, {"piano": piano, "noise": noise}, batch_size=32, epochs=3, verbose=2)
