@@ -464,3 +464,27 @@ def synthetic_env(source: str, obs_dim: int, act_dim: int, high: float = 1.0, st
     MuJoCo): the shapes are the environment's, the agent is untouched."""
     consts = f"_GCM_OBS_DIM = {obs_dim}\n_GCM_ACT_DIM = {act_dim}\n_GCM_HIGH = {float(high)}\n_GCM_STEPS = {steps}\n"
     return consts + _SYNTH_ENV.lstrip("\n") + source
+
+
+# -- notebooks whose cells were run out of order (tranche progE) -------------------------------
+
+
+@transform
+def move_block(source: str, start: str, end: str, before: str) -> str:
+    """The top-level lines from the first that starts with ``start`` up to (not including) the
+    first later one that starts with ``end`` are moved to just before the first line that
+    starts with ``before``: a notebook that defines a class or helper in a cell below the one
+    that first uses it (its author ran the cells out of order). The code is unchanged; only
+    its place is."""
+    lines = source.splitlines(keepends=True)
+    i = next((k for k, line in enumerate(lines) if line.startswith(start)), None)
+    if i is None:
+        raise AdaptError(f"move_block: no line starts with {start!r}")
+    j = next((k for k in range(i + 1, len(lines)) if lines[k].startswith(end)), None)
+    if j is None:
+        raise AdaptError(f"move_block: no line after {start!r} starts with {end!r}")
+    block, rest = lines[i:j], lines[:i] + lines[j:]
+    b = next((k for k, line in enumerate(rest) if line.startswith(before)), None)
+    if b is None:
+        raise AdaptError(f"move_block: no line starts with {before!r}")
+    return "".join(rest[:b] + block + ["\n"] + rest[b:])
