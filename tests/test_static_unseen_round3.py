@@ -212,6 +212,35 @@ VALID["rollout-tensor-advantages"] = _A2C.format(
 )
 
 
+# --- star imports of Keras modules (progE's simclr: a false GC109 on a correct original) ----
+# ``from tensorflow.keras.layers import *`` binds ``Input``, ``Dense``, ``Model``: a functional
+# model built from them before the tape is graph construction, not a forward pass.
+_STAR = """\
+import tensorflow as tf
+from tensorflow.keras.layers import *
+from tensorflow.keras.models import *
+
+
+def get_model():
+    base = tf.keras.Sequential([Dense(8, activation="relu")])
+    inputs = Input((4,))
+    h = base(inputs, training=True)
+    return Model(inputs, Dense(2)(h))
+
+
+model = get_model()
+optimizer = tf.keras.optimizers.Adam()
+x = tf.random.normal((8, 4))
+with tf.GradientTape() as tape:
+    out = {out}
+    loss = tf.reduce_mean(tf.square(out))
+grads = tape.gradient(loss, model.trainable_variables)
+optimizer.apply_gradients(zip(grads, model.trainable_variables))
+"""
+VALID["star-import-functional-model"] = _STAR.format(out="model(x)")
+INVALID["star-import-functional-model-rounded"] = _STAR.format(out="tf.round(model(x))  # expect: GC102")
+
+
 @pytest.mark.parametrize("source", [pytest.param(s, id=k) for k, s in INVALID.items()])
 def test_invalid_shape_is_found_exactly(source):
     assert expected(source), "an invalid shape must mark its culprits"

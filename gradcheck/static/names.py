@@ -9,6 +9,10 @@ from __future__ import annotations
 
 import ast
 import functools
+import json
+from pathlib import Path
+
+_STAR_DATA = Path(__file__).resolve().parent / "data" / "star_names.json"
 
 #: Spellings of the same API, folded so that the catalog lists each function once.
 _PREFIXES = (
@@ -76,6 +80,9 @@ class Aliases:
                 for alias in node.names:
                     if alias.name != "*":
                         self.names[alias.asname or alias.name] = f"{module}{sep}{alias.name}"
+                    else:  # the public names of a Keras module (``Input``, ``Dense``, ``Model``)
+                        for name in _star_names().get(canonical(module), ()):
+                            self.names.setdefault(name, f"{module}.{name}")
 
     def resolve(self, parts: list[str]) -> str | None:
         """The canonical dotted path of ``parts`` when its head is an imported name."""
@@ -87,3 +94,13 @@ class Aliases:
     def roots(self) -> set[str]:
         """Top-level packages imported (``tensorflow``, ``keras``, ``numpy``...)."""
         return {canonical(path).split(".", 1)[0] for path in self.names.values() if not path.startswith(".")}
+
+
+@functools.cache
+def _star_names() -> dict[str, list[str]]:
+    """Module (canonical) -> the public names ``from module import *`` binds, for the Keras
+    modules users star-import (``tools/gen_star_names.py`` dumps them from Keras)."""
+    try:
+        return json.loads(_STAR_DATA.read_text(encoding="utf-8"))["modules"]
+    except (OSError, ValueError, KeyError):
+        return {}
