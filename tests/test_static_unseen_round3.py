@@ -241,6 +241,54 @@ VALID["star-import-functional-model"] = _STAR.format(out="model(x)")
 INVALID["star-import-functional-model-rounded"] = _STAR.format(out="tf.round(model(x))  # expect: GC102")
 
 
+# --- a custom layer's weight in a functional model built by a Model subclass's __init__ ---
+# (progE's BigGAN: a false GC109 on a correct original.) An op on the layer's output in the
+# builder (``tanh(...)``) is graph construction, not a computation that runs once.
+_GAN = """\
+import tensorflow as tf
+from tensorflow.keras import Model, layers
+from tensorflow.keras.activations import tanh
+
+
+class Gate(layers.Layer):
+    def build(self, input_shape):
+        self.sigma = self.add_weight(shape=[1], initializer="zeros", trainable=True, name="sigma")
+        self.conv = layers.Dense(4)
+
+    def call(self, x):
+        return x + self.sigma * self.conv(x)
+
+
+def build_generator():
+    inp = layers.Input(shape=(4,))
+    x = Gate()(layers.Dense(4)(inp))
+    return Model(inp, tanh(layers.Dense(4)(x)))
+
+
+class GAN(Model):
+    def __init__(self):
+        super().__init__()
+        self.generator = build_generator()
+        self.opt = tf.keras.optimizers.Adam()
+
+    def train_step(self, data):
+        with tf.GradientTape() as tape:
+            loss = {out}
+        grads = tape.gradient(loss, self.generator.trainable_variables)
+        self.opt.apply_gradients(zip(grads, self.generator.trainable_variables))
+        return {{"loss": loss}}
+
+
+gan = GAN()
+gan.compile()
+gan.fit(tf.ones((8, 4)), epochs=1)
+"""
+VALID["custom-layer-weight-built-in-init"] = _GAN.format(out="tf.reduce_mean(self.generator(data))")
+INVALID["custom-layer-weight-built-in-init-rounded"] = _GAN.format(
+    out="tf.reduce_mean(tf.round(self.generator(data)))  # expect: GC102"
+)
+
+
 @pytest.mark.parametrize("source", [pytest.param(s, id=k) for k, s in INVALID.items()])
 def test_invalid_shape_is_found_exactly(source):
     assert expected(source), "an invalid shape must mark its culprits"

@@ -34,6 +34,7 @@ from gradcheck.static.scope import (
 from gradcheck.static.values import (
     EMPTY,
     FRESH,
+    HOLDER,
     LIVE,
     UNSEEN,
     Flow,
@@ -736,6 +737,8 @@ class Interpreter(Resolver, Calls, Models):
             # In ``__init__``/``build`` only a computation on a variable runs once for good:
             # layer calls there build a functional graph (symbolic, differentiable later).
             kinds = self.program.kinds
+            if any(o.startswith(HOLDER) for o in flow):
+                return flow  # made by a layer or model call: a functional graph (a custom layer's weight)
             if not any(not cuts and kinds.get(o) == "variable" for o, cuts in flow.items()):
                 return flow
             site = self._outside_site(node)
