@@ -170,12 +170,9 @@ def current_user_site(converted: bool = False) -> tuple[CodeType, int] | None:
     """The innermost user frame's site; with ``converted``, autograph's generated copy of
     the user's own code counts as the user's (a loss function tf_keras converts even when
     run eagerly: the ``.numpy()`` in it is the user's line, not ``model.fit``'s)."""
-    if not converted:
-        frame = user_frame(sys._getframe(1))
-        return frame_site(frame) if frame is not None else None
     frame = sys._getframe(1)
     while frame is not None:
-        if _is_user_code(frame.f_code) or _converted_user_code(frame):
+        if _is_user_code(frame.f_code) or (converted and _converted_user_code(frame)):
             return frame_site(frame)
         frame = frame.f_back
     return None
