@@ -19,7 +19,9 @@ walking back from the loss along the values that are not finite, the op whose ou
 or Inf while all its inputs are finite. The finding points at the user's line of that op, and
 says what made it non-finite: the log of 0 or of a negative value, the square root of a
 negative value, a division by zero, an `exp` that overflows, a float16 overflow under mixed
-precision, and a `0 * inf` that follows.
+precision, and a `0 * inf` that follows. When other ops on the way to the same loss also made
+a non-finite value from finite inputs (the two logs of a focal loss), a note names each of
+their lines: fixing the first alone would leave the loss non-finite.
 
 When the first non-finite value is already in the batch (a NaN in the data), the finding says
 so and points at where the data entered the step (the `fit` call, or the line that fed the
