@@ -6,7 +6,9 @@ program's intent when its output is a target (a teacher's soft targets, a frozen
 features compared with a prediction) or when the tape trains another model whose variables
 the request leaves out (a GAN's discriminator step asking for the generator's variables):
 then what is wrong is the list of sources, and the line to change is the expression that
-built it."""
+built it. Not when the tape was opened in one ``with`` with another (``d_tape, g_tape``):
+both tapes are there to train a model each from one forward pass, so a model run before
+them is the forward pass that should have been inside (GC109)."""
 
 from __future__ import annotations
 
@@ -87,6 +89,10 @@ def outside_is_intended(ctx: Context, cut: Cut, live, before_tape: bool) -> str 
         return TARGET
     if any(g is not None for g in ctx.call.flat_grads):
         return None  # some requested variable is trained by this loss: the tape's own model is asked for
+    if getattr(ctx.state, "together", False):
+        # opened in one `with` with another tape: the two record one forward pass to train two
+        # models, and the one run before them is the one neither can train (GC109)
+        return None
     reads = [
         k for i in sorted(cone) if flow.ops[i].recorded and flow.ops[i].tag == TAG_READ for k in flow.ops[i].outputs
     ]

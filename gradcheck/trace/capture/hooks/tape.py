@@ -32,6 +32,9 @@ def install(session: Session, patches: Patches) -> None:
         creating = self._tape is None
         orig_push(self)
         session.on_push(self, creating)
+        state = session.tape_state(self)
+        if state is not None and state.opened_at is None:
+            _note_opening(session, state)
 
     def _pop_tape(self):
         orig_pop(self)
@@ -119,6 +122,20 @@ def install(session: Session, patches: Patches) -> None:
     patches.set(tape_cls, "gradient", gradient)
     patches.set(tape_cls, "jacobian", _jacobian_hook(tape_cls.jacobian))
     patches.set(tape_cls, "batch_jacobian", _jacobian_hook(tape_cls.batch_jacobian))
+
+
+def _note_opening(session: Session, state) -> None:
+    """Where the user opened the tape, and whether a tape still recording was opened by the
+    same line: tapes opened together record one forward pass for two models (a GAN's
+    ``with tf.GradientTape() as d_tape, tf.GradientTape() as g_tape:``)."""
+    site = frames.current_user_site(converted=True)
+    if site is None:
+        return
+    location = frames.site_location(site)
+    state.opened_at = (location.path, location.line)
+    for other in session.recording:
+        if other is not state and other.opened_at == state.opened_at:
+            other.together = state.together = True
 
 
 def _request(session, tape, state, caller, target, sources, output_gradients, compute, jacobian=False):
