@@ -170,3 +170,119 @@ def test_a_hoisted_generator_in_a_tf_keras_train_step(tmp_path, hoisted):
     found, record = _cli_found(script, env={"TF_USE_LEGACY_KERAS": "1"})
     assert record["error"] is None, record["error"]
     assert found == ([("GC109", 19, ["g/bias", "g/kernel"])] if hoisted else [])
+
+
+# -- 2. a request whose gradients are applied to another model's variables -----------------
+
+APPLIED = """\
+    import keras
+    import numpy as np
+    import tensorflow as tf
+
+    generator = keras.Sequential([keras.Input(({width},)), keras.layers.Dense(4, name="g")], name="generator")
+    discriminator = keras.Sequential([keras.Input((4,)), keras.layers.Dense(4, name="d")], name="discriminator")
+    real = tf.constant(np.random.default_rng(0).normal(size=(8, 4)).astype("float32"))
+    d_opt = keras.optimizers.SGD(1e-3)
+
+
+    {decorator}
+    def step(z):
+        with tf.GradientTape() as d_tape:
+            fake = generator(z)
+            d_loss = tf.reduce_mean(discriminator(fake)) - tf.reduce_mean(discriminator(real)) * {scale}
+            d_grads = d_tape.gradient(d_loss, {asked}.trainable_variables)
+            {inside}
+        {outside}
+        return d_loss
+
+
+    for _ in range(2):
+        step(tf.random.normal((8, {width})))
+    """
+
+APPLY = "d_opt.apply_gradients(zip(d_grads, discriminator.trainable_variables))"
+DISCRIMINATOR = ["discriminator/d/bias", "discriminator/d/kernel"]
+
+
+def _applied(decorator, asked, width, inside=False, scale=1.0):
+    return _source(
+        APPLIED,
+        decorator=decorator,
+        asked=asked,
+        width=width,
+        inside=APPLY if inside else "pass",
+        outside="pass" if inside else APPLY,
+        scale=scale,
+    )
+
+
+@MODES
+def test_gradients_of_one_model_applied_to_another_with_other_shapes(run_script, decorator):
+    """``wrong_model_vars`` where python crashes at the update (Incompatible shapes), and
+    gradcheck, which skips the update, said "No findings". The request's sources are the
+    line to change: GC108 at the list (line 16), with the update and its crash in notes."""
+    result = run_script(_applied(decorator, "generator", 2, scale=2.0 if decorator else 3.0))
+    assert _found(result) == [("GC108", 16, ["generator/g/bias", "generator/g/kernel"])]
+    (finding,) = result.findings
+    assert "applies" in finding.message
+    assert any("line 18" in note and "discriminator/d/bias" in note for note in finding.notes)
+    assert any("shapes differ" in note for note in finding.notes)
+
+
+@MODES
+def test_gradients_of_one_model_applied_to_another_with_the_same_shapes(run_script, decorator):
+    """Same shapes: python runs, trains the discriminator with the generator's gradients and
+    says nothing. The tape read the discriminator for this loss and the request left it out:
+    GC108 at the list all the same, without the crash note."""
+    result = run_script(_applied(decorator, "generator", 4, scale=4.0 if decorator else 5.0))
+    assert _found(result) == [("GC108", 16, ["generator/g/bias", "generator/g/kernel"])]
+    assert not any("shapes differ" in note for note in result.findings[0].notes)
+
+
+@pytest.mark.parametrize("asked", ["generator", "discriminator"])
+def test_an_update_inside_the_tape_that_crashes_keeps_the_finding(run_script, asked):
+    """biggan applies inside the tapes, where an update runs under gradcheck too: with the
+    generator's gradients python's crash happens under the check as well; the finding made
+    at the update stands. With the discriminator's (correct), silent."""
+    result = run_script(_applied("", asked, 2, inside=True, scale=6.0))
+    assert _found(result) == (
+        [("GC108", 16, ["generator/g/bias", "generator/g/kernel"])] if asked == "generator" else []
+    )
+
+
+@MODES
+def test_gradients_applied_to_the_variables_they_were_asked_for_are_silent(run_script, decorator):
+    assert _found(run_script(_applied(decorator, "discriminator", 2, scale=7.0 if decorator else 8.0))) == []
+
+
+A3C = """\
+    import keras
+    import numpy as np
+    import tensorflow as tf
+
+    def net():
+        return keras.Sequential([keras.Input((4,)), keras.layers.Dense(2)])
+
+    global_net, local_net = net(), net()
+    opt = keras.optimizers.SGD(1e-3)
+    x = tf.constant(np.random.default_rng(0).normal(size=(8, 4)).astype("float32"))
+
+
+    {decorator}
+    def worker_step():
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_mean(tf.square(local_net(x))) * {scale}
+        grads = tape.gradient(loss, local_net.trainable_variables)
+        opt.apply_gradients(zip(grads, global_net.trainable_variables))
+
+
+    worker_step()
+    """
+
+
+@MODES
+def test_a_workers_gradients_applied_to_the_global_network_are_silent(run_script, decorator):
+    """The look-alike: A3C's worker computes its gradients on a local copy and applies them
+    to the global network, on purpose. Same shapes, and the tape never read the global
+    network's variables: nothing to say."""
+    assert _found(run_script(_source(A3C, decorator=decorator, scale=2.0 if decorator else 3.0))) == []

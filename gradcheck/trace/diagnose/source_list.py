@@ -28,6 +28,7 @@ __all__ = [
     "TARGET",
     "outside_is_intended",
     "source_list_finding",
+    "sources_expression",
     "sources_location",
     "trains_another_model",
 ]
@@ -42,7 +43,11 @@ def sources_location(ctx: Context, argument: bool = True) -> Location | None:
     the name it passes (``variables = model.variables``), else the sources argument itself
     (``tape.gradient(loss, gen.trainable_variables)``; the whole call when not ``argument``:
     GC115's fix finds the call at the finding), else the call."""
-    call = ctx.call_location
+    return sources_expression(ctx.call_location, argument)
+
+
+def sources_expression(call: Location | None, argument: bool = True) -> Location | None:
+    """``sources_location`` for the gradient call at ``call``."""
     if call is None:
         return None
     args = sourcemap.call_arguments(call.path, call.line, call.column, "gradient")

@@ -13,6 +13,7 @@ from functools import cached_property
 from gradcheck import sourcemap
 from gradcheck.trace.capture.patches import Patches
 from gradcheck.trace.capture.session import Session
+from gradcheck.trace.diagnose import applied
 from gradcheck.trace.diagnose.escape import host_target
 from gradcheck.trace.record import _tf, frames, hostpoint, registry, restop
 from gradcheck.trace.record import graph as graph_mode
@@ -197,6 +198,8 @@ def _request(session, tape, state, caller, target, sources, output_gradients, co
         with session.paused(), hostpoint.own_work():
             call = call.with_gradients(_connected(state, target, sources) if jacobian else result)
             findings = _guard(session, lambda: registry.run("none", call))
+            if not jacobian:  # which source each gradient is for: the optimizer hook asks (diagnose.applied)
+                _guard(session, lambda: applied.note_request(session, call, result) or [])
         session.add_findings(findings)
         if not jacobian:
             # GC2xx/GC301: gradients that exist but are degenerate (None ones are diagnosed above)
