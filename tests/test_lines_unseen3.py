@@ -286,3 +286,50 @@ def test_a_workers_gradients_applied_to_the_global_network_are_silent(run_script
     to the global network, on purpose. Same shapes, and the tape never read the global
     network's variables: nothing to say."""
     assert _found(run_script(_source(A3C, decorator=decorator, scale=2.0 if decorator else 3.0))) == []
+
+
+APPLIED_FIT_TF_KERAS = """\
+import numpy as np
+import tensorflow as tf
+from tensorflow import keras
+
+
+class GAN(keras.Model):
+    def __init__(self):
+        super().__init__()
+        self.generator = keras.Sequential([keras.layers.Dense(4, input_shape=(3,), name="g")], name="generator")
+        self.discriminator = keras.Sequential([keras.layers.Dense(1, input_shape=(4,), name="d")], name="discriminator")
+
+    def compile(self):
+        super().compile()
+        self.d_opt = keras.optimizers.SGD(1e-3)
+
+    def train_step(self, real):
+        z = tf.random.normal((tf.shape(real)[0], 3))
+        with tf.GradientTape() as d_tape, tf.GradientTape() as g_tape:
+            fake = self.generator(z)
+            d_loss = tf.reduce_mean(self.discriminator(fake)) - tf.reduce_mean(self.discriminator(real))
+            d_grads = d_tape.gradient(d_loss, self.{asked}.trainable_variables)
+            self.d_opt.apply_gradients(zip(d_grads, self.discriminator.trainable_variables))
+        return {{"d_loss": d_loss}}
+
+
+gan = GAN()
+gan.compile()
+gan.fit(np.random.default_rng(0).normal(size=(16, 4)).astype("float32"), batch_size=8, epochs=1, verbose=0)
+"""
+
+
+@pytest.mark.keras2
+@TF_KERAS
+@pytest.mark.parametrize("asked", ["generator", "discriminator"])
+def test_an_update_of_another_models_gradients_in_a_tf_keras_train_step(tmp_path, asked):
+    """biggan's shape under tf_keras: the update inside the tapes of a traced ``train_step``
+    fails as under python (Incompatible shapes); the finding at the list (line 21) stands."""
+    script = tmp_path / "applied_fit.py"
+    script.write_text(APPLIED_FIT_TF_KERAS.format(asked=asked), encoding="utf-8")
+    found, record = _cli_found(script, env={"TF_USE_LEGACY_KERAS": "1"})
+    if asked == "discriminator":
+        assert record["error"] is None and found == []
+    else:
+        assert found == [("GC108", 21, ["g/bias", "g/kernel"])]
