@@ -83,6 +83,7 @@ def check_update(session, grads, variables) -> list[Finding]:
     if not table:
         return []
     wrong: dict[int, tuple[_Request, list]] = {}
+    paired: dict[int, int] = {}  # request -> how many of its gradients the update pairs
     for g, v in zip(grads, variables, strict=False):
         entry = table.get(id(g)) if g is not None else None
         if entry is None or entry[0]() is not g:
@@ -92,6 +93,7 @@ def check_update(session, grads, variables) -> list[Finding]:
             handle = id(_tf.handle_of(v))
         except (AttributeError, TypeError, ValueError):
             continue
+        paired[id(request)] = paired.get(id(request), 0) + 1
         if handle != request.handles[i]:
             wrong.setdefault(id(request), (request, []))[1].append((i, g, v, handle))
     findings = []
@@ -104,11 +106,14 @@ def check_update(session, grads, variables) -> list[Finding]:
         if not left_out and clash is None:
             continue  # a copy's gradients applied to the original on purpose (A3C, Reptile)
         request.reported = True
-        findings.append(_finding(request, pairs, left_out, clash))
+        # none of its gradients met its own variable: the whole list is the wrong one (a zip
+        # with a shorter list drops the rest, which the update never sees)
+        whole = len(pairs) == paired[id(request)]
+        findings.append(_finding(request, pairs, left_out, clash, whole))
     return findings
 
 
-def _finding(request: _Request, pairs: list, left_out: list, clash) -> Finding:
+def _finding(request: _Request, pairs: list, left_out: list, clash, whole: bool) -> Finding:
     site = frames.current_user_site(converted=True)
     update = frames.site_location(site) if site is not None else None
     at = f" at line {update.line}" if update is not None else ""
@@ -117,7 +122,11 @@ def _finding(request: _Request, pairs: list, left_out: list, clash) -> Finding:
         None,
         "GC108",
         sources_expression(request.where),
-        sorted({request.names[i] for i, _, _, _ in pairs}),
+        sorted(
+            {n for n, h in zip(request.names, request.handles, strict=True) if h is not None}
+            if whole
+            else {request.names[i] for i, _, _, _ in pairs}
+        ),
         variant="applied-elsewhere",
         applied=_summary(applied),
     )
