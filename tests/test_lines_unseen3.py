@@ -120,6 +120,48 @@ def test_tapes_opened_one_after_the_other_keep_the_wrong_source_list(run_script,
     assert _found(run_script(source)) == [("GC108", 17, GENERATOR)]
 
 
+SEPARATE_STEPS = """\
+    import keras
+    import numpy as np
+    import tensorflow as tf
+
+    generator = keras.Sequential([keras.Input((2,)), keras.layers.Dense(4, name="g")], name="generator")
+    discriminator = keras.Sequential([keras.Input((4,)), keras.layers.Dense(1, name="d")], name="discriminator")
+    real = tf.constant(np.random.default_rng(0).normal(size=(8, 4)).astype("float32"))
+
+
+    {decorator}
+    def step(z):
+        fake = generator(z)
+        with tf.GradientTape() as d_tape:
+            d_loss = tf.reduce_mean(discriminator(fake)) - tf.reduce_mean(discriminator(real))
+        d_grads = d_tape.gradient(d_loss, discriminator.trainable_variables)
+        with tf.GradientTape() as g_tape:
+            g_loss = -tf.reduce_mean(discriminator({fake})) * {scale}
+        g_grads = g_tape.gradient(g_loss, generator.trainable_variables)
+        return d_grads, g_grads
+
+
+    step(tf.random.normal((8, 2)))
+    """
+
+
+@MODES
+def test_a_generator_step_reusing_images_made_before_both_tapes_is_gc109(run_script, decorator):
+    """The generator's images made once, before the discriminator's tape, and reused by the
+    generator's own tape (hoist_forward in a GAN with one tape per step). The model that
+    tape read (the discriminator) is what the earlier request trains: the generator's tape
+    is the generator's, and its forward pass ran too early. GC109 at line 12."""
+    source = _source(SEPARATE_STEPS, decorator=decorator, fake="fake", scale=2.0 if decorator else 3.0)
+    assert _found(run_script(source)) == [("GC109", 12, GENERATOR)]
+
+
+@MODES
+def test_a_generator_step_calling_the_generator_in_its_tape_is_silent(run_script, decorator):
+    source = _source(SEPARATE_STEPS, decorator=decorator, fake="generator(z)", scale=4.0 if decorator else 5.0)
+    assert _found(run_script(source)) == []
+
+
 GAN_FIT_TF_KERAS = """\
 import numpy as np
 import tensorflow as tf

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 from gradcheck.findings import Finding
 from gradcheck.trace.diagnose.describe import make
+from gradcheck.trace.diagnose.requests import tables
 from gradcheck.trace.diagnose.source_list import sources_expression
 from gradcheck.trace.record import _tf, frames
 from gradcheck.trace.record.frames import Location
@@ -61,7 +62,7 @@ def note_request(session, call, grads) -> None:
     except (AttributeError, TypeError, ValueError):
         read = set()
     request = _Request(call.site.location, handles, names, read)
-    table, order = _tables(session)
+    table, order = tables(session)
     for i, g in enumerate(flat):
         if g is None or handles[i] is None:
             continue
@@ -79,7 +80,7 @@ def note_request(session, call, grads) -> None:
 
 def check_update(session, grads, variables) -> list[Finding]:
     """The findings of one optimizer update (``grads`` paired with ``variables``)."""
-    table, _ = _tables(session)
+    table, _ = tables(session)
     if not table:
         return []
     wrong: dict[int, tuple[_Request, list]] = {}
@@ -167,10 +168,3 @@ def _summary(names: list[str]) -> str:
         return " and ".join(names)
     prefixes = sorted({n.split("/")[0] for n in names})
     return f"{len(names)} variables of {', '.join(f'`{p}`' for p in prefixes)}"
-
-
-def _tables(session) -> tuple[dict, list]:
-    store = session.__dict__.get("applied_requests")
-    if store is None:
-        store = session.__dict__["applied_requests"] = ({}, [])
-    return store
