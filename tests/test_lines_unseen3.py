@@ -297,6 +297,38 @@ def test_gradients_applied_to_the_variables_they_were_asked_for_are_silent(run_s
     assert _found(run_script(_applied(decorator, "discriminator", 2, scale=7.0 if decorator else 8.0))) == []
 
 
+ALL_VARIABLES = """\
+    import keras
+    import numpy as np
+    import tensorflow as tf
+
+    layers = [keras.layers.Dense(3), keras.layers.BatchNormalization(), keras.layers.Dense(3), keras.layers.Dense(1)]
+    model = keras.Sequential([keras.Input((4,)), *layers])
+    opt = keras.optimizers.SGD(1e-3)
+    x = tf.constant(np.random.default_rng(0).normal(size=(8, 4)).astype("float32"))
+
+
+    {decorator}
+    def step():
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_mean(tf.square(model(x, training=True))) * {scale}
+        grads = tape.gradient(loss, model.variables)
+        opt.apply_gradients(zip(grads, model.trainable_variables))
+
+
+    step()
+    """
+
+
+@MODES
+def test_a_list_with_extra_variables_applied_to_the_trainable_ones_is_gc115_only(run_script, decorator):
+    """``model.variables`` asked for, then zipped with ``trainable_variables``: the update
+    pairs gradients with the wrong variables, but all of them were asked for. That is the
+    moving statistics in the list (GC115), not another model's variables (no GC108)."""
+    result = run_script(_source(ALL_VARIABLES, decorator=decorator, scale=2.0 if decorator else 3.0))
+    assert {f[0] for f in _found(result)} == {"GC115"}
+
+
 A3C = """\
     import keras
     import numpy as np

@@ -37,6 +37,7 @@ class _Request:
     handles: list  # id of each flat source's handle (None: a tensor source)
     names: list[str]
     read: set[int]  # the handles of the variables the tape read while it recorded
+    asked: set[int] = field(default_factory=set)  # the handles of ``handles``
     reported: bool = False
     grads: list = field(default_factory=list)  # weak references to the gradients returned
 
@@ -61,7 +62,7 @@ def note_request(session, call, grads) -> None:
         read = {id(_tf.handle_of(v)) for v in call.tape.watched_variables()}
     except (AttributeError, TypeError, ValueError):
         read = set()
-    request = _Request(call.site.location, handles, names, read)
+    request = _Request(call.site.location, handles, names, read, {h for h in handles if h is not None})
     table, order = tables(session)
     for i, g in enumerate(flat):
         if g is None or handles[i] is None:
@@ -95,14 +96,15 @@ def check_update(session, grads, variables) -> list[Finding]:
         except (AttributeError, TypeError, ValueError):
             continue
         paired[id(request)] = paired.get(id(request), 0) + 1
-        if handle != request.handles[i]:
+        # a variable the request asked for too is a list misaligned by its extra entries
+        # (`model.variables` applied to `trainable_variables`: GC115 says that), not another model
+        if handle != request.handles[i] and handle not in request.asked:
             wrong.setdefault(id(request), (request, []))[1].append((i, g, v, handle))
     findings = []
     for request, pairs in wrong.values():
         if request.reported:
             continue
-        asked = set(request.handles)
-        left_out = [v for _, _, v, h in pairs if h in request.read and h not in asked]
+        left_out = [v for _, _, v, h in pairs if h in request.read]
         clash = next(((g, v) for _, g, v, _ in pairs if not _compatible(g, v)), None)
         if not left_out and clash is None:
             continue  # a copy's gradients applied to the original on purpose (A3C, Reptile)
