@@ -1,0 +1,149 @@
+"""Degenerate gradients on code nobody here has seen, round 4 (issue 36 §3): each mechanism
+with the shape that went wrong, and a correct look-alike that stays silent, in eager code
+and in a ``tf.function`` (and under tf_keras where the shape exists there)."""
+
+from __future__ import annotations
+
+import importlib.util
+
+import pytest
+
+
+def _codes_lines(result) -> list[tuple[str, int]]:
+    assert result.error is None, result.error
+    return sorted((f.code, f.line) for f in result.findings)
+
+
+needs_tf_keras = pytest.mark.skipif(importlib.util.find_spec("tf_keras") is None, reason="tf_keras is not installed")
+DECORATORS = pytest.mark.parametrize("decorator", ["", "@tf.function"], ids=["eager", "tf_function"])
+
+# -- 1. an integer cast on one of two views zeroes every gradient (progE item 1) ----------
+# The encoder's ReLU features lie in [0, 1): cast to int they are 0, so view 1's projection
+# is the zero-initialised bias (0), its l2-normalised version is 0, and every similarity,
+# hence every gradient into view 2's branch, is multiplied by it. TensorFlow gives zeros,
+# not None (view 2's path is structurally alive): the cast is the cause (GC103, its line).
+# The twin casts to float64 and back (a gradient passes): silent.
+TWO_VIEWS = """\
+import numpy as np
+import tensorflow as tf
+import keras
+from keras import layers
+
+enc = keras.Sequential([keras.Input((6,)), layers.Dense(8, activation="relu")])
+head = keras.Sequential([keras.Input((8,)), layers.Dense(8, activation="relu"), layers.Dense(8)])
+opt = keras.optimizers.Adam()
+rng = np.random.default_rng(0)
+x1 = rng.uniform(0, 0.1, (8, 6)).astype("float32")
+x2 = rng.uniform(0, 0.1, (8, 6)).astype("float32")
+
+
+{decorator}
+def step(a, b):
+    with tf.GradientTape() as tape:
+        f1 = enc(a)
+        {cut}
+        f2 = enc(b)
+        z1 = tf.math.l2_normalize(head(f1), axis=1)
+        z2 = tf.math.l2_normalize(head(f2), axis=1)
+        logits = tf.matmul(z1, z2, transpose_b=True) / 0.1
+        t = tf.range(tf.shape(logits)[0])
+        loss = tf.reduce_mean(keras.losses.sparse_categorical_crossentropy(t, logits, from_logits=True))
+    variables = enc.trainable_variables + head.trainable_variables
+    opt.apply_gradients(zip(tape.gradient(loss, variables), variables))
+
+
+for _ in range(2):
+    step(x1, x2)
+"""
+
+
+INT_CAST = "f1 = tf.cast(tf.cast(f1, tf.int32), f1.dtype)"
+FLOAT_CAST = "f1 = tf.cast(tf.cast(f1, tf.float64), f1.dtype)"
+
+
+@DECORATORS
+def test_int_cast_of_one_view_zeroes_the_other_gc103(run_script, decorator):
+    result = run_script(TWO_VIEWS.format(decorator=decorator, cut=INT_CAST))
+    assert _codes_lines(result) == [("GC103", 18)]
+    (finding,) = result.findings
+    assert "zeros, not None" in " ".join(finding.notes)
+    # the encoder and the head's kernels; the head's last bias is the one that trains
+    assert "sequential/dense/kernel" in finding.variables and len(finding.variables) == 5, finding.variables
+
+
+@DECORATORS
+def test_float_cast_of_one_view_silent(run_script, decorator):
+    assert _codes_lines(run_script(TWO_VIEWS.format(decorator=decorator, cut=FLOAT_CAST))) == []
+
+
+# -- 2. a mask closed on one view, behind a zero-initialised bias (smoke_ssl_finetune) -----
+# ``h1 * tf.cast(h1 > 1e9, h1.dtype)``: view 1's projection is the projector's bias, zero on
+# the first step, so the similarities zero view 2's gradients too. That bias trains (the
+# first update moves it), but a sum is zero for the structural reason of its other part:
+# the mask, GC201 at its line. The finding was dropped whole because the bias's zero is a
+# one-step one. The twin's mask is open (``> -1e9``): silent.
+CLOSED_MASK = "f1 = f1 * tf.cast(f1 > 1e9, f1.dtype)"
+OPEN_MASK = "f1 = f1 * tf.cast(f1 > -1e9, f1.dtype)"
+
+
+@DECORATORS
+@pytest.mark.parametrize(("cut", "expected"), [(CLOSED_MASK, [("GC201", 18)]), (OPEN_MASK, [])], ids=["closed", "open"])
+def test_mask_on_one_view_behind_zero_bias(run_script, decorator, cut, expected):
+    assert _codes_lines(run_script(TWO_VIEWS.format(decorator=decorator, cut=cut))) == expected
+
+
+# The program's own shape: ``fit`` over a custom ``train_step`` of a tf_keras model.
+TWO_VIEWS_FIT = """\
+import numpy as np
+import tensorflow as tf
+import {keras} as keras
+from {keras} import layers
+
+
+class Contrastive(keras.Model):
+    def __init__(self):
+        super().__init__()
+        self.encoder = keras.Sequential([layers.Input((6,)), layers.Dense(8, activation="relu")])
+        self.head = keras.Sequential([layers.Input((8,)), layers.Dense(8, activation="relu"), layers.Dense(8)])
+
+    def train_step(self, data):
+        a, b = data
+        with tf.GradientTape() as tape:
+            f1 = self.encoder(a)
+            {cut}
+            f2 = self.encoder(b)
+            z1 = tf.math.l2_normalize(self.head(f1), axis=1)
+            z2 = tf.math.l2_normalize(self.head(f2), axis=1)
+            logits = tf.matmul(z1, z2, transpose_b=True) / 0.1
+            t = tf.range(tf.shape(logits)[0])
+            loss = tf.reduce_mean(keras.losses.sparse_categorical_crossentropy(t, logits, from_logits=True))
+        variables = self.encoder.trainable_weights + self.head.trainable_weights
+        self.optimizer.apply_gradients(zip(tape.gradient(loss, variables), variables))
+        return {{"loss": loss}}
+
+
+rng = np.random.default_rng(0)
+views = rng.uniform(0, 0.1, (2, 16, 6)).astype("float32")
+model = Contrastive()
+model.compile(optimizer=keras.optimizers.Adam())
+model.fit(tf.data.Dataset.from_tensor_slices((views[0], views[1])).batch(8), epochs=1, verbose=0)
+"""
+
+
+FIT_CASES = pytest.mark.parametrize(
+    ("cut", "expected"),
+    [(INT_CAST, [("GC103", 17)]), (FLOAT_CAST, []), (CLOSED_MASK, [("GC201", 17)]), (OPEN_MASK, [])],
+    ids=["int_cast", "float_cast", "closed_mask", "open_mask"],
+)
+
+
+@FIT_CASES
+def test_fit_one_view_zeroes_the_other(run_script, cut, expected):
+    assert _codes_lines(run_script(TWO_VIEWS_FIT.format(keras="keras", cut=cut))) == expected
+
+
+@pytest.mark.keras2
+@needs_tf_keras
+@FIT_CASES
+def test_tf_keras_fit_one_view_zeroes_the_other(run_script, cut, expected):
+    assert _codes_lines(run_script(TWO_VIEWS_FIT.format(keras="tf_keras", cut=cut))) == expected
