@@ -147,3 +147,130 @@ def test_fit_one_view_zeroes_the_other(run_script, cut, expected):
 @FIT_CASES
 def test_tf_keras_fit_one_view_zeroes_the_other(run_script, cut, expected):
     assert _codes_lines(run_script(TWO_VIEWS_FIT.format(keras="tf_keras", cut=cut))) == expected
+
+
+# -- 3. steps compiled with XLA -------------------------------------------------------------
+# An XLA cluster cannot call back into Python, so the value checks of a traced step were
+# left out of it: GC201/GC202/GC204 were silent on ``jit_compile=True``. In a check the
+# function is traced without XLA (same ops), and its values are checked; the look-alike
+# (no bug) stays silent. Under ``watch()`` the program's XLA functions are left as they
+# are, and a warning says their values are not checked.
+XLA_STEP = """\
+import numpy as np
+import tensorflow as tf
+import {keras} as keras
+
+model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(8), keras.layers.Dense(1)])
+opt = keras.optimizers.SGD(0.1)
+x = np.random.default_rng(0).normal(size=(16, 4)).astype("float32")
+y = np.ones((16, 1), "float32")
+
+
+@tf.function(jit_compile=True)
+def step(x, y):
+    with tf.GradientTape() as tape:
+        loss = {loss}
+    g = tape.gradient(loss, model.trainable_variables)
+    opt.apply_gradients(zip(g, model.trainable_variables))
+    return loss
+
+
+for _ in range(2):
+    step(x, y)
+"""
+XLA_CASES = pytest.mark.parametrize(
+    ("loss", "expected"),
+    [
+        ("tf.reduce_mean(tf.square(tf.sign(model(x)) - y))", [("GC201", 14)]),
+        ("tf.reduce_mean(tf.math.log(tf.nn.relu(model(x) - 1e6)))", [("GC204", 14)]),
+        ("tf.reduce_mean(tf.square(tf.tanh(model(x)) - y))", []),
+    ],
+    ids=["sign", "log_zero", "correct"],
+)
+
+
+@XLA_CASES
+def test_xla_step_values_checked(run_script, loss, expected):
+    assert _codes_lines(run_script(XLA_STEP.format(keras="keras", loss=loss))) == expected
+
+
+@pytest.mark.keras2
+@needs_tf_keras
+@XLA_CASES
+def test_tf_keras_xla_step_values_checked(run_script, loss, expected):
+    assert _codes_lines(run_script(XLA_STEP.format(keras="tf_keras", loss=loss))) == expected
+
+
+XLA_FIT = """\
+import numpy as np
+import tensorflow as tf
+import {keras} as keras
+
+
+class Squash(keras.layers.Layer):
+    def call(self, x):
+        return {squash}
+
+
+model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(8), keras.layers.Dense(1), Squash()])
+model.compile(optimizer="sgd", loss="mse", jit_compile=True)
+x = np.random.default_rng(0).normal(size=(16, 4)).astype("float32")
+model.fit(x, np.ones((16, 1), "float32"), epochs=1, batch_size=8, verbose=0)
+"""
+XLA_FIT_CASES = pytest.mark.parametrize(
+    ("squash", "expected"), [("tf.sign(x)", [("GC201", 8)]), ("tf.tanh(x)", [])], ids=["sign", "tanh"]
+)
+
+
+@XLA_FIT_CASES
+def test_fit_jit_compile_values_checked(run_script, squash, expected):
+    assert _codes_lines(run_script(XLA_FIT.format(keras="keras", squash=squash))) == expected
+
+
+@pytest.mark.keras2
+@needs_tf_keras
+@XLA_FIT_CASES
+def test_tf_keras_fit_jit_compile_values_checked(run_script, squash, expected):
+    assert _codes_lines(run_script(XLA_FIT.format(keras="tf_keras", squash=squash))) == expected
+
+
+XLA_WATCH = """\
+import warnings
+
+import numpy as np
+import tensorflow as tf
+import keras
+
+import gradcheck
+
+model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(1)])
+x = np.ones((4, 4), "float32")
+
+
+@tf.function(jit_compile=True)
+def grads():
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_mean(tf.square(model(x)))
+    return tape.gradient(loss, model.trainable_variables)
+
+
+with warnings.catch_warnings(record=True) as caught, gradcheck.watch():
+    warnings.simplefilter("always")
+    grads()
+print("XLA-WARNINGS", sum("not checked" in str(w.message) for w in caught))
+"""
+
+
+def test_watch_xla_function_says_values_not_checked(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    from tests.conftest import ROOT
+
+    path = tmp_path / "watch_xla.py"
+    path.write_text(XLA_WATCH, encoding="utf-8")
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    out = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, env=env, timeout=600)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert "XLA-WARNINGS 1" in out.stdout, out.stdout + out.stderr[-2000:]
