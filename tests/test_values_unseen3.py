@@ -274,3 +274,84 @@ def test_watch_xla_function_says_values_not_checked(tmp_path):
     out = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, env=env, timeout=600)
     assert out.returncode == 0, out.stderr[-2000:]
     assert "XLA-WARNINGS 1" in out.stdout, out.stdout + out.stderr[-2000:]
+
+
+# -- 4. an actor-critic advantage read back from a TensorArray in a while loop -------------
+# TensorFlow's actor-critic tutorial (keras-io#194 names it): the episode is rolled out in a
+# ``tf.while_loop`` (autograph's ``for t in tf.range``) writing the action probabilities and
+# the critic's values into two ``TensorArray``s; the policy loss weighs ``log(probs)`` by
+# ``returns - values`` without ``tf.stop_gradient``. The loop is one op reading every weight,
+# so which head each stacked output used is read in its body: GC203 at the advantage, as in
+# eager code. The stopped advantage is silent.
+EPISODE = """\
+import numpy as np
+import tensorflow as tf
+import {keras} as keras
+
+
+class ActorCritic(keras.Model):
+    def __init__(self):
+        super().__init__()
+        self.common = keras.layers.Dense(16, activation="relu")
+        self.actor = keras.layers.Dense(2)
+        self.critic = keras.layers.Dense(1)
+
+    def call(self, x):
+        h = self.common(x)
+        return self.actor(h), self.critic(h)
+
+
+model = ActorCritic()
+opt = keras.optimizers.Adam(0.01)
+
+
+def run_episode(state):
+    probs = tf.TensorArray(tf.float32, size=0, dynamic_size=True)
+    values = tf.TensorArray(tf.float32, size=0, dynamic_size=True)
+    rewards = tf.TensorArray(tf.float32, size=0, dynamic_size=True)
+    for t in tf.range(5):
+        logits, value = model(state)
+        probs = probs.write(t, tf.nn.softmax(logits)[0, 0])
+        values = values.write(t, value[0, 0])
+        rewards = rewards.write(t, tf.reduce_sum(state))
+        state = state * 0.9
+    return probs.stack(), values.stack(), rewards.stack()
+
+
+{decorator}
+def train_step(state):
+    with tf.GradientTape() as tape:
+        probs, values, rewards = run_episode(state)
+        returns = tf.math.cumsum(rewards, reverse=True)
+        advantage = {advantage}
+        loss = -tf.reduce_sum(tf.math.log(probs) * advantage) + tf.reduce_sum(tf.square(returns - values))
+    grads = tape.gradient(loss, model.trainable_variables)
+    opt.apply_gradients(zip(grads, model.trainable_variables))
+
+
+for _ in range(2):
+    train_step(tf.constant(np.random.default_rng(0).normal(size=(1, 4)), tf.float32))
+"""
+EPISODE_CASES = pytest.mark.parametrize(
+    ("advantage", "expected"),
+    [("returns - values", [("GC203", 40)]), ("tf.stop_gradient(returns - values)", [])],
+    ids=["unstopped", "stopped"],
+)
+
+
+@DECORATORS
+@EPISODE_CASES
+def test_advantage_from_a_tensor_array_loop(run_script, decorator, advantage, expected):
+    result = run_script(EPISODE.format(keras="keras", decorator=decorator, advantage=advantage))
+    assert _codes_lines(result) == expected
+    for finding in result.findings:  # the shared trunk and the critic, never the actor's head
+        assert finding.variables and not any("dense_1" in v for v in finding.variables), finding.variables
+
+
+@pytest.mark.keras2
+@needs_tf_keras
+@DECORATORS
+@EPISODE_CASES
+def test_tf_keras_advantage_from_a_tensor_array_loop(run_script, decorator, advantage, expected):
+    result = run_script(EPISODE.format(keras="tf_keras", decorator=decorator, advantage=advantage))
+    assert _codes_lines(result) == expected
