@@ -355,3 +355,86 @@ def test_advantage_from_a_tensor_array_loop(run_script, decorator, advantage, ex
 def test_tf_keras_advantage_from_a_tensor_array_loop(run_script, decorator, advantage, expected):
     result = run_script(EPISODE.format(keras="tf_keras", decorator=decorator, advantage=advantage))
     assert _codes_lines(result) == expected
+
+
+# -- 5. issue 36 §3's other shapes, under both Keras ------------------------------------------
+# A DDPG actor whose tanh saturates on unscaled observations (every actor weight gets an
+# exactly-zero gradient through the critic), and a NeRF-like density head whose ReLU is dead
+# on the whole batch under ``fit``. Scaled inputs / a live bias: silent.
+DDPG_ACTOR = """\
+import numpy as np
+import tensorflow as tf
+import {keras} as keras
+
+keras.utils.set_random_seed(0)
+rng = np.random.default_rng(0)
+states = tf.constant(rng.normal(size=(32, 3)) * {scale}, tf.float32)
+actor = keras.Sequential([keras.Input((3,)), keras.layers.Dense(16, activation="relu"), keras.layers.Dense(1, activation="tanh")])
+s_in, a_in = keras.Input((3,)), keras.Input((1,))
+h = keras.layers.Dense(16, activation="relu")(keras.layers.Concatenate()([s_in, a_in]))
+critic = keras.Model([s_in, a_in], keras.layers.Dense(1)(h))
+opt = keras.optimizers.Adam(1e-3)
+
+
+{decorator}
+def actor_step(s):
+    with tf.GradientTape() as tape:
+        loss = -tf.reduce_mean(critic([s, actor(s)]))
+    grads = tape.gradient(loss, actor.trainable_variables)
+    opt.apply_gradients(zip(grads, actor.trainable_variables))
+
+
+for _ in range(2):
+    actor_step(states)
+"""
+DDPG_CASES = pytest.mark.parametrize(
+    ("scale", "expected"), [("1e4", [("GC201", 8)]), ("0.5", [])], ids=["unscaled", "scaled"]
+)
+
+
+@DECORATORS
+@DDPG_CASES
+def test_ddpg_actor_tanh_saturated_on_unscaled_states(run_script, decorator, scale, expected):
+    assert _codes_lines(run_script(DDPG_ACTOR.format(keras="keras", decorator=decorator, scale=scale))) == expected
+
+
+@pytest.mark.keras2
+@needs_tf_keras
+@DECORATORS
+@DDPG_CASES
+def test_tf_keras_ddpg_actor_tanh_saturated_on_unscaled_states(run_script, decorator, scale, expected):
+    assert _codes_lines(run_script(DDPG_ACTOR.format(keras="tf_keras", decorator=decorator, scale=scale))) == expected
+
+
+DENSITY_HEAD = """\
+import numpy as np
+import {keras} as keras
+
+rng = np.random.default_rng(0)
+x = rng.normal(size=(64, 5)).astype("float32")
+inputs = keras.Input((5,))
+h = keras.layers.Dense(32, activation="relu")(inputs)
+rgb = keras.layers.Dense(3, activation="sigmoid", name="rgb")(h)
+density = keras.layers.Dense(1, activation="relu", bias_initializer=keras.initializers.Constant({bias}), name="density")(h)
+model = keras.Model(inputs, [rgb, density])
+model.compile(optimizer="adam", loss=["mse", "mse"])
+targets = [rng.uniform(size=(64, 3)).astype("float32"), rng.uniform(size=(64, 1)).astype("float32")]
+model.fit(x, targets, batch_size=32, epochs=1, verbose=0)
+"""
+DENSITY_CASES = pytest.mark.parametrize(
+    ("bias", "expected"), [("-100.0", [("GC201", 9)]), ("0.1", [])], ids=["dead", "alive"]
+)
+
+
+@DENSITY_CASES
+def test_fit_density_head_relu_dead_on_the_batch(run_script, bias, expected):
+    result = run_script(DENSITY_HEAD.format(keras="keras", bias=bias))
+    assert _codes_lines(result) == expected
+    assert all(sorted(f.variables) == ["density/bias", "density/kernel"] for f in result.findings)
+
+
+@pytest.mark.keras2
+@needs_tf_keras
+@DENSITY_CASES
+def test_tf_keras_fit_density_head_relu_dead_on_the_batch(run_script, bias, expected):
+    assert _codes_lines(run_script(DENSITY_HEAD.format(keras="tf_keras", bias=bias))) == expected
