@@ -87,6 +87,7 @@ class Interpreter(Resolver, Calls, Models):
         self.method = ""  # the method whose ``self.x = ...`` a construction run evaluates
         self.owner_prefix: str | None = None  # a run of ``__init__``/``build``: the instance's origin
         self.attribute_writes: dict[str, list[Value]] = {}  # that run's ``self.<attr> = value``s
+        self.hosted = 0  # functions run by ``tf.numpy_function``/``py_function`` being run (eager)
         self.assigned: dict[str, Flow] = {}  # variable -> what ``assign`` wrote into it (GC113)
         self.unknown_watch = False  # a ``tape.watch`` of something this run cannot name
         self.watched_calls: dict[str, ast.Call] = {}  # watched name -> the model call that made it
@@ -233,13 +234,13 @@ class Interpreter(Resolver, Calls, Models):
             self.drops[self.statement] = merge_flows((self.drops.get(self.statement, {}), *flows))
 
     def _note_frozen(self, target: ast.AST, value: ast.AST, scope: Scope) -> None:
-        if (
-            isinstance(target, ast.Attribute)
-            and target.attr == "trainable"
-            and isinstance(value, ast.Constant)
-            and value.value is False
-        ):
-            self.program.frozen.update(self.eval(target.value, scope).models)
+        if isinstance(target, ast.Attribute) and target.attr == "trainable" and isinstance(value, ast.Constant):
+            if value.value is False:
+                self.program.frozen.update(self.eval(target.value, scope).models)
+            elif value.value is True:
+                # frozen only while a combined model was compiled (a GAN's critic), trainable
+                # again for its own step
+                self.program.frozen.difference_update(self.eval(target.value, scope).models)
 
     def _ann_assign(self, node: ast.AnnAssign, scope: Scope) -> bool:
         if node.value is not None:
@@ -718,8 +719,22 @@ class Interpreter(Resolver, Calls, Models):
             return flow
         if not self.recording:
             return self._outside(node, flow)
-        flow = cut_flow(flow, self.program.site(node, code, method=op))
+        site = self.program.site(node, code, method=op)
+        if code == "GC105" and self.tape is not None and self._traced_step():
+            live = {o for o, cuts in flow.items() if not cuts and real(o)}
+            if live:
+                self.program.crashes.setdefault((site, self.tape.with_node), set()).update(live)
+        flow = cut_flow(flow, site)
         return self._escape_after_cut(node, flow) if code == "GC105" else flow
+
+    def _traced_step(self) -> bool:
+        """The code runs as a graph: a ``tf.function`` of the file's, or a ``train_step``
+        that ``fit`` traces. There a tensor's value cannot be taken out (``.numpy()``,
+        ``np.*``, ``predict``): the step raises before any gradient is asked."""
+        program = self.program
+        if program.eager_requested() or self.hosted:
+            return False
+        return self.traced_now() or (getattr(self.region, "name", "") == "train_step" and program.fit_called())
 
     def _escape_after_cut(self, node: ast.AST, flow: Flow) -> Flow:
         """Values that leave TensorFlow (GC105) are found where they leave, as the trace
