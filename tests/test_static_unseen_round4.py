@@ -260,6 +260,64 @@ VALID["unfrozen-critic"] = _WGAN.format(unfrozen="True", cut="")
 VALID["unfrozen-critic-tf-identity"] = _WGAN.format(unfrozen="True", cut="pred_fake = tf.identity(pred_fake)")
 
 
+# --- item 8: models that reach a base class's step through its constructor --------------
+# ``GAN.__init__(self, generator, discriminator)`` called by ``DCGAN.__init__`` with the models
+# it builds: ``GAN.train_step`` sees the subclass's generator (a BatchNormalization in it),
+# so asking for ``self.G.variables`` is GC115 at the request.
+
+_BASE_GAN = """\
+import numpy as np
+import tensorflow as tf
+from tensorflow.keras import layers
+
+
+class GAN:
+    def __init__(self, generator, discriminator):
+        self.D = discriminator
+        self.G = generator
+        self.G_optimizer = tf.keras.optimizers.Adam()
+
+    def train_step(self, g_input):
+        with tf.GradientTape() as g_tape:
+            g_loss = -tf.reduce_mean(self.D(self.G(g_input)))
+        gradient_g = g_tape.gradient(g_loss, {sources}){mark}
+        self.G_optimizer.apply_gradients(zip(gradient_g, self.G.trainable_variables))
+
+
+class DCGAN(GAN):
+    def __init__(self, z_dim):
+        discriminator = self.Discriminator()
+        generator = self.Generator(z_dim)
+        GAN.__init__(self, generator, discriminator)
+
+    def Discriminator(self):
+        model = tf.keras.Sequential()
+        model.add(layers.Input(shape=(4,)))
+        model.add(layers.Dense(1))
+        return model
+
+    def Generator(self, z_dim):
+        model = tf.keras.Sequential()
+        model.add(layers.Input(shape=(z_dim,)))
+        model.add(layers.Dense(4))
+        model.add({norm})
+        return model
+
+
+gan = DCGAN(2)
+gan.train_step(np.ones((4, 2), "float32"))
+"""
+INVALID["base-constructor-all-variables"] = _BASE_GAN.format(
+    sources="self.G.variables", mark="  # expect: GC115", norm="layers.BatchNormalization()"
+)
+VALID["base-constructor-trainable-variables"] = _BASE_GAN.format(
+    sources="self.G.trainable_variables", mark="", norm="layers.BatchNormalization()"
+)
+VALID["base-constructor-all-variables-no-statistics"] = _BASE_GAN.format(
+    sources="self.G.variables", mark="", norm="layers.LayerNormalization()"
+)
+
+
 @pytest.mark.parametrize("source", [pytest.param(s, id=k) for k, s in INVALID.items()])
 def test_invalid_shape_is_found_exactly(source):
     assert expected(source), "an invalid shape must mark its culprits"

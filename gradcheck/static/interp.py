@@ -23,6 +23,7 @@ from gradcheck.static.scope import (
     PICKED,
     ClassRef,
     FuncRef,
+    Instance,
     Scope,
     StopRecording,
     TapeRef,
@@ -85,6 +86,7 @@ class Interpreter(Resolver, Calls, Models):
         self.discarded: ast.AST | None = None  # the call of an expression statement
         self.statement: ast.stmt | None = None  # the simple statement being run
         self.method = ""  # the method whose ``self.x = ...`` a construction run evaluates
+        self.owner_self: str | None = None  # that run's instance (its ``Instance.prefix``)
         self.owner_prefix: str | None = None  # a run of ``__init__``/``build``: the instance's origin
         self.attribute_writes: dict[str, list[Value]] = {}  # that run's ``self.<attr> = value``s
         self.hosted = 0  # functions run by ``tf.numpy_function``/``py_function`` being run (eager)
@@ -446,7 +448,7 @@ class Interpreter(Resolver, Calls, Models):
             if self.owner_prefix is not None and parts is not None and len(parts) == 2 and parts[0] == "self":
                 # ``__init__``/``build`` making the instance: read back as ``<owner>.<attr>``
                 value = self.program.rename(value, f"{self.owner_prefix}.{parts[1]}")
-                if self.depth == 0:
+                if self.depth == 0 or self._own_self(scope):
                     self.attribute_writes.setdefault(parts[1], []).append(value)
                 scope.vars["self." + parts[1]] = value
                 return
@@ -468,6 +470,15 @@ class Interpreter(Resolver, Calls, Models):
             self._add_into(target.value, value, scope)
         elif isinstance(target, ast.Starred):
             self.assign(target.value, value, scope)
+
+    def _own_self(self, scope: Scope) -> bool:
+        """In a base class's ``__init__`` called by the constructor being run, on the same
+        instance (``GAN.__init__(self, generator, discriminator)``): its writes are the
+        instance's."""
+        if not self.stack or getattr(self.stack[-1], "name", "") != "__init__":
+            return False
+        here, mine = scope.vars.get("self"), self.owner_self
+        return here is not None and mine is not None and isinstance(here.ref, Instance) and here.ref.prefix == mine
 
     def _named(self, value: Value, name: str) -> Value:
         """A new model or variable takes the name it is assigned to in the region; inside a
