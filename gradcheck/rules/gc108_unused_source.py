@@ -119,7 +119,7 @@ class Regressor(keras.Model):
         "loop": (
             "When a value made in a traced loop's body is dropped there (autograph's `for t in tf.range(n)`)",
             "Carry the value out of the loop: in a `tf.function`, `TensorArray.write` returns a new array "
-            "and leaves the old one as it was, so assign the result of the write (`ta = ta.write(t, y)`); "
+            "and leaves the old one as it was, so keep the array it returned (`ta = ta.write(t, y)`); "
             "any other value the body computes reaches the loss only as a loop variable (assigned to a "
             "name the loop carries on).",
         ),

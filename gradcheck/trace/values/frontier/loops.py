@@ -4,24 +4,22 @@ the loss does not depend on this input; in a traced function a cut gives zeros, 
 
 from __future__ import annotations
 
+import functools
+import operator
+
 from gradcheck.trace.diagnose.describe import op_label
 from gradcheck.trace.diagnose.loop_bodies import dropped_in_loop
 from gradcheck.trace.record import _tf
+from gradcheck.trace.record.dataflow import TAG_FUNCTION
 from gradcheck.trace.values.frontier.analysis import Analysis, Cause
-from gradcheck.trace.values.frontier.ops import LIST_OPS_PREFIX
+from gradcheck.trace.values.frontier.ops import LIST_OPS_PREFIX, LOOPS
 
 
 def loop(a: Analysis, c: int, t) -> Cause | None:
     op = a.flow.ops[c]
-    dropped = dropped_in_loop(a.ctx, op.site)
+    dropped = _dropped_cause(a, c)
     if dropped is not None:
-        # the body drops what it made from the sources: the dead end of GC108, hidden
-        # behind zeros as a cut is (``hidden_cuts``)
-        note = (
-            "TensorFlow gives these variables zeros, not None: the loop's gradient is computed for all "
-            "its inputs at once"
-        )
-        return Cause("GC108", "loop", c, c, "", [note], location=dropped)
+        return dropped
     inner = _inner_cut(op.site)
     what = "tf.while_loop" if op.type in ("While", "StatelessWhile") else op_label(op.type) or op.type
     if op.type.startswith(LIST_OPS_PREFIX):
@@ -31,6 +29,36 @@ def loop(a: Analysis, c: int, t) -> Cause | None:
     if inner is not None:
         notes.append(f"inside the loop body, {inner} cuts the path; in a traced function that gives zeros, not None")
     return Cause("GC201", "loop", c, c, reason, notes)
+
+
+def _dropped_cause(a: Analysis, c: int) -> Cause | None:
+    """The body of the loop ``c`` drops what it made from the sources: the dead end of GC108,
+    hidden behind zeros as a cut is (``hidden_cuts``)."""
+    dropped = dropped_in_loop(a.ctx, a.flow.ops[c].site)
+    if dropped is None:
+        return None
+    note = (
+        "TensorFlow gives these variables zeros, not None: the loop's gradient is computed for all its inputs at once"
+    )
+    return Cause("GC108", "loop", c, c, "", [note], location=dropped)
+
+
+def dropped_loops(a: Analysis, region: set[int], tensor_mask, mask: int) -> list[tuple[Cause, int]]:
+    """For zero sources no frontier and no cut explains (``mask``): a traced loop on their
+    paths whose body drops a value made with the weights it reads (``ta.write(t, y)`` without
+    ``ta =``: the loop's outputs then do not depend on the body's work, and no frontier is
+    seen at the loop because its inputs are the variables' handles)."""
+    out = []
+    for c in sorted(region):
+        op = a.flow.ops[c]
+        if not mask or not (op.type in LOOPS or op.tag == TAG_FUNCTION):
+            continue
+        behind = mask & functools.reduce(operator.or_, (tensor_mask(k) for k in op.outputs), 0)
+        cause = _dropped_cause(a, c) if behind else None
+        if cause is not None:
+            out.append((cause, behind))
+            mask &= ~behind
+    return out
 
 
 def _inner_cut(graph_op) -> str | None:
