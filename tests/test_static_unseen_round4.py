@@ -318,6 +318,64 @@ VALID["base-constructor-all-variables-no-statistics"] = _BASE_GAN.format(
 )
 
 
+# --- blind batch 15 (1004): a DDPG actor loss scored on the buffer's actions --------------
+# The networks are instances of the file's own model classes, set together (``self.actor,
+# self.critic = ActorNetwork(), CriticNetwork()``) and stepped by the optimizer ``compile``
+# gave them (``self.actor.optimizer``): the actor's output, never read, is where its
+# variables leave the loss (GC108).
+
+_DDPG = """\
+import numpy as np
+import tensorflow as tf
+from tensorflow import keras
+
+
+class Critic(keras.Model):
+    def __init__(self):
+        super().__init__()
+        self.fc1 = keras.layers.Dense(8, activation="relu")
+        self.q = keras.layers.Dense(1)
+
+    def call(self, state, action):
+        return self.q(self.fc1(tf.concat([state, action], axis=1)))
+
+
+class Actor(keras.Model):
+    def __init__(self):
+        super().__init__()
+        self.mu = keras.layers.Dense(2, activation="tanh")
+
+    def call(self, state):
+        return self.mu(state)
+
+
+class Agent:
+    def __init__(self):
+        {networks}
+        self.actor.compile(optimizer=keras.optimizers.Adam(1e-3))
+
+    def learn(self, states, actions):
+        with tf.GradientTape() as tape:
+            new_policy_actions = self.actor(states){mark}
+            actor_loss = -tf.reduce_mean(self.critic(states, {scored}))
+        grads = tape.gradient(actor_loss, self.actor.trainable_variables)
+        self.actor.optimizer.apply_gradients(zip(grads, self.actor.trainable_variables))
+
+
+agent = Agent()
+agent.learn(tf.ones((4, 3)), tf.ones((4, 2)))
+"""
+_TOGETHER = "self.actor, self.critic = Actor(), Critic()"
+_APART = "self.actor = Actor()\n        self.critic = Critic()"
+for _name, _networks in (("together", _TOGETHER), ("apart", _APART)):
+    INVALID[f"ddpg-actor-loss-on-buffer-actions-{_name}"] = _DDPG.format(
+        networks=_networks, mark="  # expect: GC108", scored="actions"
+    )
+    VALID[f"ddpg-actor-loss-on-policy-actions-{_name}"] = _DDPG.format(
+        networks=_networks, mark="", scored="new_policy_actions"
+    )
+
+
 @pytest.mark.parametrize("source", [pytest.param(s, id=k) for k, s in INVALID.items()])
 def test_invalid_shape_is_found_exactly(source):
     assert expected(source), "an invalid shape must mark its culprits"

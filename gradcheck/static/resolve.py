@@ -128,6 +128,8 @@ class Resolver:
                 return Value(flow=dict.fromkeys(base.models, LIVE), models=base.models, container=True)
             if attr in _LAYER_WEIGHTS:
                 return Value(flow={f"{m}.{attr}": LIVE for m in base.models})
+            if attr == "optimizer":
+                return Value(ref=LIBRARY)  # what ``compile`` was given: a Keras optimizer, keeps nothing
             return EMPTY
         if base.qual is not None:
             return Value(qual=f"{base.qual}.{attr}")

@@ -141,7 +141,7 @@ def _relative_site(program: Program, check: Check, name: str, target: dict) -> S
 
 def _whole_model(program: Program, source: str) -> bool:
     """A model built in this file (not only guessed from a name) that makes variables."""
-    if source in program.guessed or source.startswith(FRESH):
+    if source in program.guessed or (source.startswith(FRESH) and not _own_instance(program, source)):
         return False
     return source in program.weighted or bool(program.parts.get(source)) or source in program.sequential
 
@@ -207,3 +207,9 @@ def relative_note(program: Program, site: Site, via: tuple[str, Check, int]) -> 
         + (f" (made by {callee_text(made)}(...) at line {made.lineno})" if made is not None else "")
         + f", not {origin} itself: did you mean to compute it from {origin}?"
     ]
+
+
+def _own_instance(program: Program, source: str) -> bool:
+    """``self.actor`` holding an instance of a model class of the file (``ActorNetwork()``):
+    its parts are the layers its constructor makes, all known."""
+    return any(prefix == source for prefix, _cls in program.registered)
