@@ -376,6 +376,30 @@ for _name, _networks in (("together", _TOGETHER), ("apart", _APART)):
     )
 
 
+# --- blind batch 15 (825): a weight added to a built-in layer from outside ----------------
+# ``conv.add_weight(...)`` on a ``Conv2D``, its handle dropped: the layer tracks the weight,
+# its own ``call`` never reads it, and the fit model trains it (GC108 at that call).
+
+_ADDED = """\
+import numpy as np
+import keras
+from keras import layers
+
+conv = layers.Conv2D(8, 3, activation="relu", name="conv")
+{added}
+inputs = keras.Input(shape=(10, 10, 3))
+h = layers.GlobalAveragePooling2D()(conv(inputs))
+outputs = layers.Dense(4, activation="softmax")(h)
+model = keras.Model(inputs, outputs)
+model.compile(optimizer="adam", loss="sparse_categorical_crossentropy")
+model.fit(np.zeros((8, 10, 10, 3), "float32"), np.zeros((8,), "int32"), epochs=1)
+"""
+_ADD = 'conv.add_weight(shape=(3, 3, 3, 8), initializer="glorot_uniform", name="kernelA"{frozen})'
+INVALID["weight-added-to-a-built-in-layer"] = _ADDED.format(added=_ADD.format(frozen="") + "  # expect: GC108")
+VALID["frozen-weight-added-to-a-built-in-layer"] = _ADDED.format(added=_ADD.format(frozen=", trainable=False"))
+VALID["no-weight-added-to-a-built-in-layer"] = _ADDED.format(added="")
+
+
 @pytest.mark.parametrize("source", [pytest.param(s, id=k) for k, s in INVALID.items()])
 def test_invalid_shape_is_found_exactly(source):
     assert expected(source), "an invalid shape must mark its culprits"

@@ -417,7 +417,14 @@ class Calls:
             return Value(flow=self.cut(node, receiver.flow, "GC105"), dtype=receiver.dtype)
         if attr in ("add_weight", "add_variable"):
             dtype = self._dtype_argument(node, scope, position=None)
-            return self.new_variable(node, dtype, _is_false(keyword(node, "trainable")))
+            made = self.new_variable(node, dtype, _is_false(keyword(node, "trainable")))
+            if discarded and receiver.models and receiver.ref is None and made.flow and self.tape is None:
+                # ``conv.add_weight(...)`` on a Keras layer, its handle dropped: the layer
+                # tracks it, its own ``call`` never reads it
+                for layer in receiver.models:
+                    for token in made.flow:
+                        self.program.added_weights.setdefault(layer, {})[token] = node
+            return made
         if attr in _ASSIGNS:
             self._assign_variable(node, receiver, everything)
             if _is_false(keyword(node, "read_value")):

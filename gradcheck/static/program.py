@@ -90,6 +90,9 @@ class Program:
     functional: dict[ast.Call, tuple[str, Value]] = field(default_factory=dict)  # keras.Model(i, o) -> (token, o)
     fits: list[tuple[ast.Call, Value]] = field(default_factory=list)  # (fit / train_on_batch call, the model)
     outputs: dict[str, Value] = field(default_factory=dict)  # functional model -> its outputs, as built
+    #: layer -> the weights added to it from outside (``conv.add_weight(...)``, the handle
+    #: dropped) -> that call: tracked by the layer, read by nothing
+    added_weights: dict[str, dict[str, ast.AST]] = field(default_factory=dict)
     added_losses: dict[str, list[Value]] = field(default_factory=dict)  # model -> ``model.add_loss(v)`` values
     compile_losses: dict[str, Value | None] = field(default_factory=dict)  # model -> its compiled loss (None: none)
     parts: dict[str, set[str]] = field(default_factory=dict)  # model origin -> origins whose variables it tracks

@@ -80,7 +80,7 @@ def unused(
             ]
             if missing and len(missing) < len(leaves):
                 for part in missing:
-                    unused(part)
+                    unused(part, _added_weight_site(program, part))
             elif not used(source) and not any(used(p) for p in parts) and _whole_model(program, source):
                 # The wrong model's variables (the critic's asked of the actor's loss): the
                 # line that built the list, when the request names one
@@ -213,3 +213,11 @@ def _own_instance(program: Program, source: str) -> bool:
     """``self.actor`` holding an instance of a model class of the file (``ActorNetwork()``):
     its parts are the layers its constructor makes, all known."""
     return any(prefix == source for prefix, _cls in program.registered)
+
+
+def _added_weight_site(program: Program, weight: str) -> Site | None:
+    """A weight added to a Keras layer from outside (``conv.add_weight(...)``): that call."""
+    for added in program.added_weights.values():
+        if weight in added:
+            return program.site(added[weight], "GC108")
+    return None
