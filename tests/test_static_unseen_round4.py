@@ -310,6 +310,12 @@ gan.train_step(np.ones((4, 2), "float32"))
 INVALID["base-constructor-all-variables"] = _BASE_GAN.format(
     sources="self.G.variables", mark="  # expect: GC115", norm="layers.BatchNormalization()"
 )
+INVALID["base-constructor-by-super-all-variables"] = _BASE_GAN.format(
+    sources="self.G.variables", mark="  # expect: GC115", norm="layers.BatchNormalization()"
+).replace("GAN.__init__(self, generator, discriminator)", "super().__init__(generator, discriminator)")
+VALID["base-constructor-by-super-trainable-variables"] = _BASE_GAN.format(
+    sources="self.G.trainable_variables", mark="", norm="layers.BatchNormalization()"
+).replace("GAN.__init__(self, generator, discriminator)", "super().__init__(generator, discriminator)")
 VALID["base-constructor-trainable-variables"] = _BASE_GAN.format(
     sources="self.G.trainable_variables", mark="", norm="layers.BatchNormalization()"
 )
