@@ -1,5 +1,7 @@
-"""GC101 integer-index-op, static side: an op that returns indices (``argmax``, ``argsort``, ``top_k``'s indices...) on the path: the catalog (``catalog.lookup``) names its spellings, ``calls.library_call`` cuts there. The shared path rule
-(``checks.paths``) reports it where every path of a source goes through such a site.
+"""GC101 integer-index-op, static side: an op that returns indices (``argmax``, ``argsort``,
+``top_k``'s indices...) on the path: the catalog (``catalog.lookup``) names its spellings,
+``calls.library_call`` cuts there. The shared path rule (``checks.paths``) reports it where
+every path of a source goes through such a site.
 
 The rule's meaning, fix and examples: ``RULE`` (``gradcheck/rules/``)."""
 

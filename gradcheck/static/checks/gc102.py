@@ -1,4 +1,5 @@
-"""GC102 rounding-op, static side: rounding (``round``, ``floor``, ``ceil``, Keras 3's ``ops.round``...) on the path: the catalog names its spellings. The shared path rule
+"""GC102 rounding-op, static side: rounding (``round``, ``floor``, ``ceil``, Keras 3's
+``ops.round``...) on the path: the catalog names its spellings. The shared path rule
 (``checks.paths``) reports it where every path of a source goes through such a site.
 
 The rule's meaning, fix and examples: ``RULE`` (``gradcheck/rules/``)."""

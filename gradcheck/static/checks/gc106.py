@@ -1,4 +1,5 @@
-"""GC106 numpy-function, static side: ``tf.numpy_function`` / ``tf.py_function`` on the path (what the function computes runs on the host): ``calls.library_call``. The shared path rule
+"""GC106 numpy-function, static side: ``tf.numpy_function`` / ``tf.py_function`` on the path
+(what the function computes runs on the host): ``calls.library_call``. The shared path rule
 (``checks.paths``) reports it where every path of a source goes through such a site.
 
 The rule's meaning, fix and examples: ``RULE`` (``gradcheck/rules/``)."""

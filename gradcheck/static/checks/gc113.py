@@ -1,5 +1,6 @@
-"""GC113 variable-assign, static side: a value written into a variable (``assign``) and read back on the path: ``calls._assign_variable``. The shared path rule
-(``checks.paths``) reports it where every path of a source goes through such a site.
+"""GC113 variable-assign, static side: a value written into a variable (``assign``) and read
+back on the path: ``calls._assign_variable``. The shared path rule (``checks.paths``)
+reports it where every path of a source goes through such a site.
 
 The rule's meaning, fix and examples: ``RULE`` (``gradcheck/rules/``)."""
 
