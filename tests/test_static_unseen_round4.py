@@ -310,12 +310,100 @@ gan.train_step(np.ones((4, 2), "float32"))
 INVALID["base-constructor-all-variables"] = _BASE_GAN.format(
     sources="self.G.variables", mark="  # expect: GC115", norm="layers.BatchNormalization()"
 )
+INVALID["base-constructor-by-super-all-variables"] = _BASE_GAN.format(
+    sources="self.G.variables", mark="  # expect: GC115", norm="layers.BatchNormalization()"
+).replace("GAN.__init__(self, generator, discriminator)", "super().__init__(generator, discriminator)")
+VALID["base-constructor-by-super-trainable-variables"] = _BASE_GAN.format(
+    sources="self.G.trainable_variables", mark="", norm="layers.BatchNormalization()"
+).replace("GAN.__init__(self, generator, discriminator)", "super().__init__(generator, discriminator)")
 VALID["base-constructor-trainable-variables"] = _BASE_GAN.format(
     sources="self.G.trainable_variables", mark="", norm="layers.BatchNormalization()"
 )
 VALID["base-constructor-all-variables-no-statistics"] = _BASE_GAN.format(
     sources="self.G.variables", mark="", norm="layers.LayerNormalization()"
 )
+
+
+# --- blind batch 15 (1004): a DDPG actor loss scored on the buffer's actions --------------
+# The networks are instances of the file's own model classes, set together (``self.actor,
+# self.critic = ActorNetwork(), CriticNetwork()``) and stepped by the optimizer ``compile``
+# gave them (``self.actor.optimizer``): the actor's output, never read, is where its
+# variables leave the loss (GC108).
+
+_DDPG = """\
+import numpy as np
+import tensorflow as tf
+from tensorflow import keras
+
+
+class Critic(keras.Model):
+    def __init__(self):
+        super().__init__()
+        self.fc1 = keras.layers.Dense(8, activation="relu")
+        self.q = keras.layers.Dense(1)
+
+    def call(self, state, action):
+        return self.q(self.fc1(tf.concat([state, action], axis=1)))
+
+
+class Actor(keras.Model):
+    def __init__(self):
+        super().__init__()
+        self.mu = keras.layers.Dense(2, activation="tanh")
+
+    def call(self, state):
+        return self.mu(state)
+
+
+class Agent:
+    def __init__(self):
+        {networks}
+        self.actor.compile(optimizer=keras.optimizers.Adam(1e-3))
+
+    def learn(self, states, actions):
+        with tf.GradientTape() as tape:
+            new_policy_actions = self.actor(states){mark}
+            actor_loss = -tf.reduce_mean(self.critic(states, {scored}))
+        grads = tape.gradient(actor_loss, self.actor.trainable_variables)
+        self.actor.optimizer.apply_gradients(zip(grads, self.actor.trainable_variables))
+
+
+agent = Agent()
+agent.learn(tf.ones((4, 3)), tf.ones((4, 2)))
+"""
+_TOGETHER = "self.actor, self.critic = Actor(), Critic()"
+_APART = "self.actor = Actor()\n        self.critic = Critic()"
+for _name, _networks in (("together", _TOGETHER), ("apart", _APART)):
+    INVALID[f"ddpg-actor-loss-on-buffer-actions-{_name}"] = _DDPG.format(
+        networks=_networks, mark="  # expect: GC108", scored="actions"
+    )
+    VALID[f"ddpg-actor-loss-on-policy-actions-{_name}"] = _DDPG.format(
+        networks=_networks, mark="", scored="new_policy_actions"
+    )
+
+
+# --- blind batch 15 (825): a weight added to a built-in layer from outside ----------------
+# ``conv.add_weight(...)`` on a ``Conv2D``, its handle dropped: the layer tracks the weight,
+# its own ``call`` never reads it, and the fit model trains it (GC108 at that call).
+
+_ADDED = """\
+import numpy as np
+import keras
+from keras import layers
+
+conv = layers.Conv2D(8, 3, activation="relu", name="conv")
+{added}
+inputs = keras.Input(shape=(10, 10, 3))
+h = layers.GlobalAveragePooling2D()(conv(inputs))
+outputs = layers.Dense(4, activation="softmax")(h)
+model = keras.Model(inputs, outputs)
+model.compile(optimizer="adam", loss="sparse_categorical_crossentropy")
+model.fit(np.zeros((8, 10, 10, 3), "float32"), np.zeros((8,), "int32"), epochs=1)
+"""
+_ADD = 'conv.add_weight(shape=(3, 3, 3, 8), initializer="glorot_uniform", name="kernelA"{frozen})'
+INVALID["weight-added-to-a-built-in-layer"] = _ADDED.format(added=_ADD.format(frozen="") + "  # expect: GC108")
+VALID["frozen-weight-added-to-a-built-in-layer"] = _ADDED.format(added=_ADD.format(frozen=", trainable=False"))
+VALID["no-weight-added-to-a-built-in-layer"] = _ADDED.format(added="")
 
 
 @pytest.mark.parametrize("source", [pytest.param(s, id=k) for k, s in INVALID.items()])

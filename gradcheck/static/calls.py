@@ -132,6 +132,10 @@ class Calls:
     def _call(self, node: ast.Call, scope: Scope) -> Value:
         discarded = node is self.discarded
         func = node.func
+        base_init = self._super_init(func, scope)
+        if base_init is not None:
+            args, kwargs = self._args(node, scope)
+            return self.call_function(base_init, args, kwargs, node)
         qual = self.qualname(func, scope)
         if qual is not None:
             args, kwargs = self._args(node, scope)
@@ -153,6 +157,29 @@ class Calls:
         if discarded and not isinstance(callee.ref, FuncRef) and not custom and not callee.models:
             self.escape([*args, *kwargs.values()])
         return self.call_value(node, callee, args, kwargs, scope)
+
+    def _super_init(self, func: ast.expr, scope: Scope) -> FuncRef | None:
+        """``super().__init__(...)`` in a constructor whose class's base is a class of the file:
+        that base's ``__init__``, bound to the same ``self`` (what it sets is the instance's)."""
+        if not (
+            isinstance(func, ast.Attribute)
+            and func.attr == "__init__"
+            and isinstance(func.value, ast.Call)
+            and isinstance(func.value.func, ast.Name)
+            and func.value.func.id == "super"
+        ):
+            return None
+        here = self.stack[-1] if self.stack else self.region
+        cls = self.program.owner.get(here)
+        me = scope.lookup("self")
+        if not isinstance(cls, ast.ClassDef) or getattr(here, "name", "") != "__init__" or me is None:
+            return None
+        for base in cls.bases:
+            if isinstance(base, ast.Name) and base.id in self.program.classes:
+                init = self.program.find_method(self.program.classes[base.id], "__init__")
+                if init is not None:
+                    return FuncRef(init, self.program.module_scope, me)
+        return None
 
     def escape(self, values: list[Value]) -> None:
         """These values go where the analysis does not follow them (an attribute, an unknown
@@ -417,7 +444,14 @@ class Calls:
             return Value(flow=self.cut(node, receiver.flow, "GC105"), dtype=receiver.dtype)
         if attr in ("add_weight", "add_variable"):
             dtype = self._dtype_argument(node, scope, position=None)
-            return self.new_variable(node, dtype, _is_false(keyword(node, "trainable")))
+            made = self.new_variable(node, dtype, _is_false(keyword(node, "trainable")))
+            if discarded and receiver.models and receiver.ref is None and made.flow and self.tape is None:
+                # ``conv.add_weight(...)`` on a Keras layer, its handle dropped: the layer
+                # tracks it, its own ``call`` never reads it
+                for layer in receiver.models:
+                    for token in made.flow:
+                        self.program.added_weights.setdefault(layer, {})[token] = node
+            return made
         if attr in _ASSIGNS:
             self._assign_variable(node, receiver, everything)
             if _is_false(keyword(node, "read_value")):

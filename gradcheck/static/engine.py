@@ -14,9 +14,9 @@ import re
 
 from gradcheck.findings import Finding
 from gradcheck.static import catalog, training
+from gradcheck.static.checks import STATIC_NOTE, findings
 from gradcheck.static.interp import Interpreter
 from gradcheck.static.program import Check, Program
-from gradcheck.static.rules import STATIC_NOTE, findings
 from gradcheck.static.scope import FuncRef, Instance, Scope, release
 from gradcheck.static.values import Value, has_live, join, real
 from gradcheck.static.walk import descendants

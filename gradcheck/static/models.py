@@ -450,7 +450,7 @@ class Models:
             return EMPTY
         if attr in _HOST_RESULTS and not self._maybe_own_method(receiver, attr):
             # a ``predict`` while no tape records (an acting pass that samples an action) is
-            # marked "outside": ``rules.findings`` drops it where a cut inside the tape
+            # marked "outside": ``checks.gc105`` drops it where a cut inside the tape
             # starves the same sources
             site = program.site(node, "GC105", "outside" if self.tape is None or not self.recording else "")
             flow = dict(cut_flow(flow_of([*args, *kwargs.values()]), site))

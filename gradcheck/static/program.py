@@ -90,6 +90,9 @@ class Program:
     functional: dict[ast.Call, tuple[str, Value]] = field(default_factory=dict)  # keras.Model(i, o) -> (token, o)
     fits: list[tuple[ast.Call, Value]] = field(default_factory=list)  # (fit / train_on_batch call, the model)
     outputs: dict[str, Value] = field(default_factory=dict)  # functional model -> its outputs, as built
+    #: layer -> the weights added to it from outside (``conv.add_weight(...)``, the handle
+    #: dropped) -> that call: tracked by the layer, read by nothing
+    added_weights: dict[str, dict[str, ast.AST]] = field(default_factory=dict)
     added_losses: dict[str, list[Value]] = field(default_factory=dict)  # model -> ``model.add_loss(v)`` values
     compile_losses: dict[str, Value | None] = field(default_factory=dict)  # model -> its compiled loss (None: none)
     parts: dict[str, set[str]] = field(default_factory=dict)  # model origin -> origins whose variables it tracks
@@ -614,12 +617,8 @@ class Program:
                 for node in _statements(method.body):
                     if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
                         for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
-                            if (
-                                isinstance(target, ast.Attribute)
-                                and isinstance(target.value, ast.Name)
-                                and target.value.id == "self"
-                            ):
-                                index.setdefault(target.attr, []).append((node.value, method))
+                            for attr, value in _self_targets(target, node.value, method):
+                                index.setdefault(attr, []).append((value, method))
             self._assignments[cls] = index
         return index
 
@@ -676,6 +675,27 @@ class Program:
 #: Words on a line that make its function worth analysing (a tape, a gradient request).
 _REGION_HINTS = ("tape", "Tape", "gradient", "jacobian", "minimize")
 _REGION_WORDS = re.compile(r"tape|Tape|\.(?:gradient|jacobian|batch_jacobian|minimize)\s*\(|\bgradients\s*\(")
+
+
+def _self_targets(target: ast.AST, value: ast.expr, method: ast.AST) -> list[tuple[str, ast.expr]]:
+    """The ``self.<attr>`` an assignment binds, each with its value: ``self.x = v``; ``self.a,
+    self.b = A(), B()`` element by element; ``self.a, self.b = pair`` in a constructor (whose
+    whole run says what each holds, the value itself is not read)."""
+    if isinstance(target, ast.Attribute):
+        if isinstance(target.value, ast.Name) and target.value.id == "self":
+            return [(target.attr, value)]
+        return []
+    if not isinstance(target, (ast.Tuple, ast.List)):
+        return []
+    if isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == len(target.elts):
+        return [
+            found
+            for elt, part in zip(target.elts, value.elts, strict=True)
+            for found in _self_targets(elt, part, method)
+        ]
+    if getattr(method, "name", "") not in ("__init__", "build"):
+        return []
+    return [found for elt in target.elts for found in _self_targets(elt, value, method)]
 
 
 def _blocks(stmt: ast.stmt) -> list[list[ast.stmt]]:

@@ -23,7 +23,7 @@ from gradcheck.static.scope import (
     opaque,
     tape_name,
 )
-from gradcheck.static.values import EMPTY, LIVE, UNSEEN, Value, join
+from gradcheck.static.values import EMPTY, LIVE, UNSEEN, Value, join, real
 
 #: Attributes that describe a tensor rather than compute from its values.
 _METADATA = frozenset(("shape", "dtype", "ndim", "name", "device", "rank", "graph", "op"))
@@ -128,6 +128,8 @@ class Resolver:
                 return Value(flow=dict.fromkeys(base.models, LIVE), models=base.models, container=True)
             if attr in _LAYER_WEIGHTS:
                 return Value(flow={f"{m}.{attr}": LIVE for m in base.models})
+            if attr == "optimizer":
+                return Value(ref=LIBRARY)  # what ``compile`` was given: a Keras optimizer, keeps nothing
             return EMPTY
         if base.qual is not None:
             return Value(qual=f"{base.qual}.{attr}")
@@ -229,8 +231,9 @@ class Resolver:
             return None
         sub_self = Value(models=base.models, ref=Instance(sub, instance.prefix))
         found = self._method_writes(init, program.model_like(sub), sub_self, prefix).get(attr)
-        if found is None or (not found.models and not found.flow and found.ref is None):
-            return None
+        known = (found.models | {o for o in found.flow if real(o)}) - program.guessed if found is not None else ()
+        if not known:
+            return None  # what the subclass passes is no better known (``*args``, a parameter)
         return found
 
     def _method_writes(self, method: ast.AST, model: bool, base: Value, prefix: str) -> dict[str, Value]:

@@ -151,6 +151,9 @@ def _functional_fit_check(
             # a model or layer of the file called in building it: all its variables are this
             # model's, those whose outputs it dropped included (``bert(ids)[0]``: the pooler)
             program.add_part(token, origin[1:])
+    for layer in list(program.all_parts(token)):
+        for weight in program.added_weights.get(layer, ()):
+            program.add_part(token, weight)  # the model trains it too, and nothing reads it
     parts = program.snapshot({token, *target.flow})
     return Check(node, target, Value(models=frozenset((token,))), fit=True, parts=parts)
 
