@@ -32,6 +32,10 @@ class Program:
     #: trains in more than one phase: the probe runs on past the first repeated step and
     #: records every training's first step, with its phase (``GCM_PROBE_PHASES``)
     phases: bool = False
+    #: real bugs of the original, each confirmed by a public report (issue 36: "record it as
+    #: the original's expected finding"): ``{code = "GC203", report = "https://..."}``. A
+    #: finding on the original with one of these codes is its expected finding, not a false alarm.
+    known_bugs: list[dict[str, str]] = field(default_factory=list)
 
 
 def load(path: Path = PROGRAMS) -> list[Program]:

@@ -32,6 +32,7 @@ def summarize(states: list[Any], operators: list[Operator]) -> dict[str, Any]:
     twin_flagged: list[dict[str, Any]] = []
     bad_twins: list[dict[str, Any]] = []
     originals_flagged: list[dict[str, Any]] = []
+    originals_known_bug: list[dict[str, Any]] = []
     not_checkable: list[dict[str, Any]] = []
     skipped = []
     misses: list[dict[str, Any]] = []
@@ -58,7 +59,12 @@ def summarize(states: list[Any], operators: list[Operator]) -> dict[str, Any]:
         for opn, n in st.census.items():
             per_op[opn]["census"] = per_op[opn].get("census", 0) + n
         if o.verdict["findings"]:
-            originals_flagged.append({"program": name, "findings": o.gradcheck["findings"]})
+            known = {bug["code"] for bug in st.program.known_bugs}
+            record = {"program": name, "findings": o.gradcheck["findings"]}
+            if known and all(f["code"] in known for f in o.gradcheck["findings"]):
+                originals_known_bug.append(record)  # its documented real bug, found
+            else:
+                originals_flagged.append(record)
         if o.verdict["cannot_check"]:
             not_checkable.append(
                 {
@@ -146,6 +152,7 @@ def summarize(states: list[Any], operators: list[Operator]) -> dict[str, Any]:
         "precision": {
             "originals": len(per_prog),
             "originals_flagged": originals_flagged,
+            "originals_known_bug": originals_known_bug,
             "twins": twins["twins"],
             "twins_flagged": twin_flagged,
             "bad_twins": bad_twins,
@@ -275,6 +282,11 @@ def render_markdown(s: dict[str, Any]) -> str:
     ]
     for f in p["originals_flagged"]:
         lines.append(f"  - original `{f['program']}`: " + ", ".join(f"{x['code']}@{x['line']}" for x in f["findings"]))
+    for f in p.get("originals_known_bug", []):
+        lines.append(
+            f"  - original `{f['program']}`, its documented real bug (manifest `known_bugs`), found: "
+            + ", ".join(f"{x['code']}@{x['line']}" for x in f["findings"])
+        )
     for f in p["twins_flagged"]:
         lines.append(
             f"  - twin `{f['program']}` / `{f['operator']}`: "
