@@ -27,7 +27,7 @@ def blame_location(checked, op_index: int):
     layer = _eager_layer(checked, op_index)
     if layer is None:
         return location
-    layer_site = getattr(layer, "_gc_call_site", None) or getattr(layer, "_gc_site", None)
+    layer_site = getattr(layer, "_gc_site", None) or getattr(layer, "_gc_call_site", None)
     return frames.site_location(layer_site) if layer_site is not None else location
 
 
@@ -93,16 +93,53 @@ def _eager_layer(checked, op_index: int, hops: int = 6):
         layer = layers.get(handle)
         if layer is not None:
             return layer
+    # a layer whose weights are not among the sources (Grad-CAM asks for a conv output's
+    # gradient: the saturated softmax is in a Dense the request does not train)
+    keyed = _layers_by_handle_key(checked)
+    for handle in handles:
+        layer = keyed.get(handle)
+        if layer is not None:
+            return layer
     return None
+
+
+def _layers_by_handle_key(checked) -> dict:
+    """The eager flow's key of each variable handle (``_id``) -> the innermost layer owning it."""
+    cached = getattr(checked, "_layers_by_key", None)
+    if cached is None:
+        cached = {}
+        for layer, variables in _owned(checked):
+            for variable in variables:
+                try:
+                    key = getattr(_tf.handle_of(variable), "_id", None)
+                except (AttributeError, ValueError, TypeError):
+                    continue
+                if key is not None:
+                    cached[key] = layer  # deeper layers come later and win
+        checked._layers_by_key = cached
+    return cached
 
 
 def _layers_by_handle(checked) -> dict:
     """id(variable handle) -> the innermost Keras layer owning it, for the layers and
     models the user's frames hold (locals, and module globals)."""
+    out: dict = {}
+    for layer, own in _owned(checked):
+        for variable in own:
+            try:
+                out[id(_tf.handle_of(variable))] = layer  # deeper layers come later and win
+            except (AttributeError, ValueError, TypeError):
+                continue
+    return out
+
+
+def _owned(checked) -> list:
+    """(layer, its own variables) for the layers and models the user's frames hold (locals,
+    and module globals), outer layers first."""
     classes = tuple(_tf.keras_layer_classes())
     frame = checked.site.caller if checked.site is not None else None
     if not classes or frame is None:
-        return {}
+        return []
     roots, seen = [], set()
     depth = 0
     while frame is not None and depth < 40:
@@ -115,7 +152,7 @@ def _layers_by_handle(checked) -> dict:
                     seen.add(id(value))
                     roots.append(value)
         frame, depth = frame.f_back, depth + 1
-    out: dict = {}
+    out = []
     for root in roots:
         try:
             layers = list(root._flatten_layers(include_self=True, recursive=True))
@@ -124,9 +161,5 @@ def _layers_by_handle(checked) -> dict:
         for layer in layers:
             own = list(getattr(layer, "_trainable_variables", None) or getattr(layer, "_trainable_weights", None) or [])
             own += list(getattr(layer, "_non_trainable_variables", None) or [])
-            for variable in own:
-                try:
-                    out[id(_tf.handle_of(variable))] = layer  # deeper layers come later and win
-                except (AttributeError, ValueError, TypeError):
-                    continue
+            out.append((layer, own))
     return out
