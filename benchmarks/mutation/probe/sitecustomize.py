@@ -68,6 +68,10 @@ def _user_line() -> int | None:
 
 
 def _name(src, i: int) -> str:
+    if hasattr(src, "op") and not hasattr(src, "handle"):
+        # a graph tensor's name is its op's (`Cast`, `add`), not the program's name for it:
+        # unknown, as an eager tensor's is (the score leaves `<tensor i>` out)
+        return f"<tensor {i}>"
     for attr in ("path", "name"):
         v = getattr(src, attr, None)
         if isinstance(v, str) and v:
