@@ -317,10 +317,13 @@ def _unused_finding(ctx: Context, source: Source, reach: set[int]) -> Finding:
             name = sourcemap.bound_name(dead_end.path, dead_end.line)
             value = f"`{name}`" if name else "the value computed here"
             finding = _located(ctx, "GC108", [source], dead_end, variant="dead-end", value=value)
-        elif trains_another_model(ctx):  # the model the request names never ran on this tape
-            finding = _located(ctx, "GC108", [source], sources_location(ctx))
         else:
-            finding = _located(ctx, "GC108", [source], ctx.call_location)
+            # a watched tensor no value of the loss was made from: the variable fix does not fit
+            tensor = {} if source.is_variable else {"variant": "tensor"}
+            if trains_another_model(ctx):  # the model the request names never ran on this tape
+                finding = _located(ctx, "GC108", [source], sources_location(ctx), **tensor)
+            else:
+                finding = _located(ctx, "GC108", [source], ctx.call_location, **tensor)
     if uses:
         line = ctx.op_line(uses[0])
         if line is not None:

@@ -1,0 +1,198 @@
+"""Fix texts that fit the cause (blind batch 16): a finding's fix is chosen by what the
+starved source is and where its value goes, never by one script's names. Each test is the
+bug eagerly and in a ``tf.function``, under Keras 3 and tf_keras where the shape exists,
+and a correct look-alike that stays silent."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import textwrap
+
+import pytest
+
+from tests.conftest import run_cli
+
+MODES = pytest.mark.parametrize("decorator", ["", "@tf.function"], ids=["eager", "tf.function"])
+TF_KERAS = pytest.mark.skipif(importlib.util.find_spec("tf_keras") is None, reason="tf_keras is not installed")
+
+
+def _source(template: str, **fields) -> str:
+    return textwrap.dedent(template).format(**fields)
+
+
+def _found(result) -> list[tuple]:
+    assert result.error is None, result.error
+    return [(f.code, f.line, f.variables) for f in result.findings]
+
+
+def _fixes(result) -> list[str]:
+    return [f.fix for f in result.findings]
+
+
+def _cli(script, *args: str, env: dict | None = None) -> dict:
+    proc = run_cli(str(script), "--format", "json", *args, env=env)
+    (record,) = json.loads(proc.stdout)["files"]
+    assert record["error"] is None, record["error"]
+    return record
+
+
+# -- 1. GC108: a watched tensor the model never consumed -----------------------------------
+
+#: a residual's derivative asked with respect to a column gathered beside the model's input
+COLUMN = """\
+    import keras
+    import numpy as np
+    import tensorflow as tf
+
+    model = keras.Sequential([keras.Input((2,)), keras.layers.Dense(8, activation="tanh"), keras.layers.Dense(1)])
+    inputs = tf.constant(np.random.default_rng(0).uniform(-1, 1, size=(16, 2)).astype("float32"))
+
+
+    {decorator}
+    def derivative():
+        with tf.GradientTape() as tape:
+            tape.watch(inputs)
+            y = model(inputs)
+            x0 = tf.gather(inputs, [0], axis=1)
+        return {gradient}
+
+
+    derivative()
+"""
+
+
+@MODES
+def test_a_gathered_column_the_model_never_consumed_gets_the_tensor_fix(run_script, decorator):
+    result = run_script(_source(COLUMN, decorator=decorator, gradient="tape.gradient(y, x0)"))
+    assert _found(result) == [("GC108", 14, ["x0"])]
+    (fix,) = _fixes(result)
+    assert "never consumed" in fix and "`model(x0)`" in fix and "slice" in fix
+    assert "chain its output" not in fix  # the fix for variables does not fit a tensor
+
+
+@MODES
+def test_the_gradient_by_the_consumed_input_then_sliced_is_silent(run_script, decorator):
+    result = run_script(_source(COLUMN, decorator=decorator, gradient="tape.gradient(y, inputs)[:, 0:1]"))
+    assert _found(result) == []
+
+
+#: a gradient penalty by an interpolate the critic never scored (it scores another one)
+PENALTY = """\
+    import keras
+    import numpy as np
+    import tensorflow as tf
+
+    critic = keras.Sequential([keras.Input((4,)), keras.layers.Dense(8, activation="relu"), keras.layers.Dense(1)])
+    rng = np.random.default_rng(0)
+    real = tf.constant(rng.normal(size=(8, 4)).astype("float32"))
+    fake = tf.constant(rng.normal(size=(8, 4)).astype("float32"))
+
+
+    def interpolate():
+        alpha = tf.random.uniform((8, 1))
+        return alpha * real + (1.0 - alpha) * fake
+
+
+    {decorator}
+    def penalty():
+        with tf.GradientTape() as gp_tape:
+            averaged = interpolate()
+            gp_tape.watch(averaged)
+            scored = critic({scored})
+        grads = gp_tape.gradient(scored, averaged)
+        return tf.reduce_mean(tf.square(tf.norm(grads, axis=1) - 1.0))
+
+
+    penalty()
+"""
+
+
+@MODES
+def test_a_penalty_by_an_interpolate_the_critic_never_scored_gets_the_tensor_fix(run_script, decorator):
+    result = run_script(_source(PENALTY, decorator=decorator, scored="interpolate()"))
+    found = _found(result)
+    assert [(code, variables) for code, _, variables in found] == [("GC108", ["averaged"])]
+    (fix,) = _fixes(result)
+    assert "`critic(averaged)`" in fix and "never consumed" in fix
+
+
+@MODES
+def test_a_penalty_by_the_interpolate_the_critic_scored_is_silent(run_script, decorator):
+    assert _found(run_script(_source(PENALTY, decorator=decorator, scored="averaged"))) == []
+
+
+@MODES
+def test_a_variable_never_used_keeps_the_variable_fix(run_script, decorator):
+    """The tensor fix is for tensors: an unused layer still gets 'call the layer ...'."""
+    source = _source(
+        """\
+        import keras
+        import numpy as np
+        import tensorflow as tf
+
+        used = keras.layers.Dense(1)
+        unused = keras.layers.Dense(1)
+        x = np.ones((4, 3), "float32")
+        used.build((None, 3))
+        unused.build((None, 3))
+
+
+        {decorator}
+        def step():
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_mean(used(x))
+            return tape.gradient(loss, used.trainable_variables + unused.trainable_variables)
+
+
+        step()
+        """,
+        decorator=decorator,
+    )
+    result = run_script(source)
+    (fix,) = _fixes(result)
+    assert "chain its output into the model" in fix and "never consumed" not in fix
+
+
+PENALTY_TF_KERAS = """\
+import numpy as np
+import tensorflow as tf
+from tensorflow import keras
+
+critic = keras.Sequential([keras.layers.Dense(8, activation="relu", input_shape=(4,)), keras.layers.Dense(1)])
+rng = np.random.default_rng(0)
+real = tf.constant(rng.normal(size=(8, 4)).astype("float32"))
+fake = tf.constant(rng.normal(size=(8, 4)).astype("float32"))
+
+
+def interpolate():
+    alpha = tf.random.uniform((8, 1))
+    return alpha * real + (1.0 - alpha) * fake
+
+
+@tf.function
+def penalty():
+    with tf.GradientTape() as gp_tape:
+        averaged = interpolate()
+        gp_tape.watch(averaged)
+        scored = critic({scored})
+    grads = gp_tape.gradient(scored, averaged)
+    return tf.reduce_mean(tf.square(tf.norm(grads, axis=1) - 1.0))
+
+
+penalty()
+"""
+
+
+@pytest.mark.keras2
+@TF_KERAS
+@pytest.mark.parametrize("scored", ["interpolate()", "averaged"], ids=["another", "same"])
+def test_a_penalty_interpolate_under_tf_keras(tmp_path, scored):
+    script = tmp_path / "penalty.py"
+    script.write_text(PENALTY_TF_KERAS.format(scored=scored), encoding="utf-8")
+    record = _cli(script, env={"TF_USE_LEGACY_KERAS": "1"})
+    if scored == "averaged":
+        assert record["findings"] == []
+    else:
+        assert [(f["code"], f["variables"]) for f in record["findings"]] == [("GC108", ["averaged"])]
+        assert "`critic(averaged)`" in record["findings"][0]["fix"]
