@@ -196,3 +196,101 @@ def test_a_penalty_interpolate_under_tf_keras(tmp_path, scored):
     else:
         assert [(f["code"], f["variables"]) for f in record["findings"]] == [("GC108", ["averaged"])]
         assert "`critic(averaged)`" in record["findings"][0]["fix"]
+
+
+# -- 2. GC101: ids one network makes used as another network's labels ----------------------
+
+#: a labeller's argmax used as the labels of a classifier's loss; both asked for gradients
+LABELS = """\
+    import keras
+    import numpy as np
+    import tensorflow as tf
+
+    classifier = keras.Sequential([keras.Input((6,)), keras.layers.Dense(4, name="c")], name="classifier")
+    labeller = keras.Sequential([keras.Input((3,)), keras.layers.Dense(4, name="l")], name="labeller")
+    rng = np.random.default_rng(0)
+    x = tf.constant(rng.normal(size=(16, 6)).astype("float32"))
+    hints = tf.constant(rng.normal(size=(16, 3)).astype("float32"))
+    targets = tf.constant(rng.integers(0, 4, size=16).astype("int32"))
+    variables = classifier.trainable_variables + labeller.trainable_variables
+
+
+    {decorator}
+    def step():
+        with tf.GradientTape() as tape:
+            scores = labeller(hints)
+            labels = tf.argmax(scores, axis=-1, output_type=tf.int32)
+            loss = tf.reduce_mean({loss})
+        return tape.gradient(loss, variables)
+
+
+    step()
+"""
+SPARSE = "tf.nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=classifier(x))"
+Y_TRUE = "keras.losses.sparse_categorical_crossentropy(labels, classifier(x), from_logits=True)"
+OWN_LOSS = SPARSE + ") + tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=targets, logits=scores)"
+
+
+@MODES
+@pytest.mark.parametrize("loss", [SPARSE, Y_TRUE], ids=["sparse-ce", "y_true"])
+def test_ids_used_as_another_networks_labels_get_the_labels_fix(run_script, decorator, loss):
+    result = run_script(_source(LABELS, decorator=decorator, loss=loss))
+    assert _found(result) == [("GC101", 18, ["labeller/l/bias", "labeller/l/kernel"])]
+    (fix,) = _fixes(result)
+    assert "own differentiable loss" in fix and "backpropagates into its labels" in fix
+    assert "Q-learning" not in fix  # the fix for ids selecting values does not fit labels
+
+
+@MODES
+def test_a_labeller_with_its_own_loss_is_silent(run_script, decorator):
+    assert _found(run_script(_source(LABELS, decorator=decorator, loss=OWN_LOSS))) == []
+
+
+@MODES
+def test_ids_looking_up_another_networks_table_keep_the_indices_fix(run_script, decorator):
+    """argmax ids that look up rows of a variable (an embedding of a token GAN): not labels,
+    the fix that passes probabilities on instead of ids fits."""
+    loss = "tf.square(tf.gather(classifier.layers[0].kernel, labels, axis=1))"
+    result = run_script(_source(LABELS, decorator=decorator, loss=loss))
+    assert [code for code, _, _ in _found(result)] == ["GC101", "GC108"]  # GC108: the bias, never read
+    fix = result.findings[0].fix
+    assert "soft one-hot" in fix and "own differentiable loss" not in fix
+
+
+LABELS_TF_KERAS = """\
+import numpy as np
+import tensorflow as tf
+from tensorflow import keras
+
+classifier = keras.Sequential([keras.layers.Dense(4, input_shape=(6,), name="c")], name="classifier")
+labeller = keras.Sequential([keras.layers.Dense(4, input_shape=(3,), name="l")], name="labeller")
+rng = np.random.default_rng(0)
+x = tf.constant(rng.normal(size=(16, 6)).astype("float32"))
+hints = tf.constant(rng.normal(size=(16, 3)).astype("float32"))
+variables = classifier.trainable_variables + labeller.trainable_variables
+
+
+@tf.function
+def step():
+    with tf.GradientTape() as tape:
+        labels = tf.argmax(labeller(hints), axis=-1, output_type=tf.int32)
+        loss = tf.reduce_mean(keras.losses.sparse_categorical_crossentropy(labels, classifier(x), from_logits=True))
+    return tape.gradient(loss, {asked})
+
+
+step()
+"""
+
+
+@pytest.mark.keras2
+@TF_KERAS
+@pytest.mark.parametrize("asked", ["variables", "classifier.trainable_variables"], ids=["both", "classifier"])
+def test_ids_as_labels_under_tf_keras(tmp_path, asked):
+    script = tmp_path / "labels.py"
+    script.write_text(LABELS_TF_KERAS.format(asked=asked), encoding="utf-8")
+    record = _cli(script, env={"TF_USE_LEGACY_KERAS": "1"})
+    if asked != "variables":
+        assert record["findings"] == []
+    else:
+        assert [(f["code"], f["line"]) for f in record["findings"]] == [("GC101", 16)]
+        assert "own differentiable loss" in record["findings"][0]["fix"]
