@@ -294,3 +294,95 @@ def test_ids_as_labels_under_tf_keras(tmp_path, asked):
     else:
         assert [(f["code"], f["line"]) for f in record["findings"]] == [("GC101", 16)]
         assert "own differentiable loss" in record["findings"][0]["fix"]
+
+
+# -- 3. issue 36 §2: GC108 under `fit` where a functional model drops a layer's value -------
+
+#: a readout that pools the features a message-passing layer passes on, not the ones it updates
+READOUT = """\
+    import keras
+    import numpy as np
+    import tensorflow as tf
+
+
+    class MessagePassing(keras.layers.Layer):
+        def __init__(self, **kwargs):
+            super().__init__(**kwargs)
+            self.message = keras.layers.Dense(8)
+            self.update = keras.layers.Dense(8, activation="tanh")
+
+        def call(self, nodes):
+            messages = self.message(nodes)
+            updated = self.update(messages)
+            return nodes, updated
+
+
+    class Readout(keras.layers.Layer):
+        def call(self, graph):
+            {read}
+
+
+    inputs = keras.Input((5, 8))
+    pooled = Readout()(MessagePassing()(inputs))
+    model = keras.Model(inputs, keras.layers.Dense(1)(pooled))
+    model.compile(optimizer="sgd", loss="mse", run_eagerly={eagerly})
+    model.fit(np.ones((8, 5, 8), "float32"), np.ones((8, 1), "float32"), epochs=1, verbose=0)
+"""
+DROPS = "features, _ = graph\n        return tf.reduce_mean(features, axis=1)"
+POOLS = "features, updated = graph\n        return tf.reduce_mean(updated, axis=1)"
+FIT_MODES = pytest.mark.parametrize("eagerly", [True, False], ids=["eager", "tf.function"])
+
+
+@FIT_MODES
+def test_a_value_a_functional_model_drops_under_fit_is_where_it_was_made(run_script, eagerly):
+    result = run_script(_source(READOUT, read=DROPS, eagerly=eagerly))
+    assert result.error is None, result.error
+    assert [(f.code, f.line, f.fields.get("variant")) for f in result.findings] == [("GC108", 14, "dead-end")]
+    assert "`updated`" in result.findings[0].fix
+
+
+@FIT_MODES
+def test_a_readout_pooling_the_updated_features_is_silent(run_script, eagerly):
+    assert _found(run_script(_source(READOUT, read=POOLS, eagerly=eagerly))) == []
+
+
+READOUT_TF_KERAS = """\
+import numpy as np
+import tensorflow as tf
+from tensorflow import keras
+
+
+class MessagePassing(keras.layers.Layer):
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.message = keras.layers.Dense(8)
+        self.update_dense = keras.layers.Dense(8, activation="tanh")
+
+    def call(self, nodes):
+        messages = self.message(nodes)
+        updated = self.update_dense(messages)
+        return nodes, updated
+
+
+class Readout(keras.layers.Layer):
+    def call(self, graph):
+        {read}
+
+
+inputs = keras.Input((5, 8))
+pooled = Readout()(MessagePassing()(inputs))
+model = keras.Model(inputs, keras.layers.Dense(1)(pooled))
+model.compile(optimizer="sgd", loss="mse")
+model.fit(np.ones((8, 5, 8), "float32"), np.ones((8, 1), "float32"), epochs=1, verbose=0)
+"""
+
+
+@pytest.mark.keras2
+@TF_KERAS
+@pytest.mark.parametrize("read", [DROPS, POOLS], ids=["drops", "pools"])
+def test_a_functional_model_dropping_a_value_under_tf_keras_fit(tmp_path, read):
+    script = tmp_path / "readout.py"
+    script.write_text(READOUT_TF_KERAS.format(read=read), encoding="utf-8")
+    record = _cli(script, env={"TF_USE_LEGACY_KERAS": "1"})
+    found = [(f["code"], f["line"]) for f in record["findings"]]
+    assert found == ([("GC108", 14)] if read == DROPS else [])

@@ -380,6 +380,10 @@ def _dead_end_location(ctx: Context, sinks: list[int]) -> Location | None:
     passed = None  # the last frame that returned the value on to its caller
     for frame in found:
         if here is not None and (frame.path, frame.line) == (here.path, here.line):
+            if passed is not None and not _user_gradient_call(here):
+                # a layer handed it on to the functional model that `fit` trains, which left it
+                # (a readout that unpacks a layer's outputs and pools one): where it was made
+                return ctx.frame_location(passed)
             return None
         if sourcemap.differentiated_here(frame.path, frame.line):
             return None  # another gradient call's target: used, this call asked the wrong sources
@@ -391,6 +395,12 @@ def _dead_end_location(ctx: Context, sinks: list[int]) -> Location | None:
             return ctx.frame_location(frame)
         passed = frame
     return None
+
+
+def _user_gradient_call(location: Location) -> bool:
+    """Whether ``location`` is the user's own ``.gradient(...)`` call (not ``model.fit``,
+    whose gradient call is Keras's)."""
+    return sourcemap.call_arguments(location.path, location.line, location.column, "gradient") is not None
 
 
 def _first_made_alike(ctx: Context, origin) -> Location | None:
