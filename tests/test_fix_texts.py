@@ -386,3 +386,45 @@ def test_a_functional_model_dropping_a_value_under_tf_keras_fit(tmp_path, read):
     record = _cli(script, env={"TF_USE_LEGACY_KERAS": "1"})
     found = [(f["code"], f["line"]) for f in record["findings"]]
     assert found == ([("GC108", 14)] if read == DROPS else [])
+
+
+# -- 4. issue 36 §2: a wrong source list built by a filter, a slice or a concatenation ------
+
+SOURCE_LIST = """\
+    import keras
+    import numpy as np
+    import tensorflow as tf
+
+    states = np.random.default_rng(0).normal(size=(16, 4)).astype("float32")
+    actor = keras.Sequential([keras.Input((4,)), keras.layers.Dense(2, name="pi")], name="actor")
+    critic = keras.Sequential([keras.Input((4,)), keras.layers.Dense(1, name="v")], name="critic")
+
+
+    {decorator}
+    def step():
+        with tf.GradientTape() as tape:
+            loss = -tf.reduce_mean(tf.nn.log_softmax(actor(states))[:, 0])
+        variables = {sources}
+        return tape.gradient(loss, variables)
+
+
+    step()
+"""
+WRONG_LISTS = {
+    "name-filter": '[v for v in actor.trainable_variables + critic.trainable_variables if "v/" in v.path]',
+    "slice": "(actor.trainable_variables + critic.trainable_variables)[2:]",
+    "concatenation": "critic.trainable_variables[:1] + critic.trainable_variables[1:]",
+}
+
+
+@MODES
+@pytest.mark.parametrize("built", list(WRONG_LISTS))
+def test_a_wrong_source_list_is_reported_where_it_was_built(run_script, decorator, built):
+    result = run_script(_source(SOURCE_LIST, decorator=decorator, sources=WRONG_LISTS[built]))
+    assert _found(result) == [("GC108", 14, ["critic/v/bias", "critic/v/kernel"])]
+
+
+@MODES
+def test_a_filter_that_keeps_the_trained_models_variables_is_silent(run_script, decorator):
+    sources = '[v for v in actor.trainable_variables + critic.trainable_variables if "pi/" in v.path]'
+    assert _found(run_script(_source(SOURCE_LIST, decorator=decorator, sources=sources))) == []
