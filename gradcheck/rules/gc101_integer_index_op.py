@@ -70,6 +70,15 @@ with tf.GradientTape() as tape:
             "(`tf.matmul(tf.nn.softmax({arg}), embedding.embeddings)`, a soft one-hot lookup) or a "
             "Gumbel-softmax sample.",
         ),
+        "labels": (
+            "When the ids are the labels or targets of another network's loss (`ctc_loss` labels, sparse "
+            "cross-entropy labels, `y_true`)",
+            "Labels are discrete: {call} returns ids, which carry no gradient, and a loss never "
+            "backpropagates into its labels (`y_true`), so the network that made {arg} gets no gradient from "
+            "this loss. Give that network its own differentiable loss on its logits (e.g. cross-entropy "
+            "against its own targets), or, if it is not meant to train here, freeze it (`trainable = False`) "
+            "or leave its variables out of the sources.",
+        ),
         "nearest": (
             "When `argmin` picks the nearest entry by a distance (a vector quantizer's codebook, a nearest centroid)",
             "The nearest entry's index carries no gradient, and neither does the entry looked up with it. In a "

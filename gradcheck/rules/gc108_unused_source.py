@@ -123,6 +123,16 @@ class Regressor(keras.Model):
             "any other value the body computes reaches the loss only as a loop variable (assigned to a "
             "name the loop carries on).",
         ),
+        "tensor": (
+            "When the source is a watched tensor (not a variable) that the model never consumed (a slice of the "
+            "inputs taken beside the model, an interpolate built apart from the one the critic scores)",
+            "{names} is a tensor the model never consumed: the loss is computed from another tensor, so no path "
+            "leads back to {names}. Feed that very tensor to the model inside the tape (`model({names})`, "
+            "`critic({names})`), or take the gradient with respect to the tensor the model consumed and slice "
+            "or gather the part you need from the result (`tape.gradient(y, inputs)[:, 0:1]`). To differentiate "
+            "by one column, split the input into columns first, watch them, and concatenate them into the "
+            "model's input.",
+        ),
         "relative": (
             "When the loss uses a copy of the watched tensor (the same value computed again, or "
             "converted), not the tensor itself",

@@ -12,6 +12,7 @@ from gradcheck.rules import call_hints, classify_op
 from gradcheck.trace.diagnose.context import Context, Source
 from gradcheck.trace.diagnose.cuts import ASSIGN, BLOCK, BOUNDARY, OUTSIDE, UNKNOWN, UNWATCHED, Cut
 from gradcheck.trace.diagnose.describe import chain, make, op_label, subgraph
+from gradcheck.trace.diagnose.labels import used_as_labels
 from gradcheck.trace.diagnose.roles import made_by
 from gradcheck.trace.record import _tf, frames
 from gradcheck.trace.record.dataflow import GRADIENT_CALL, TAG_CUSTOM_GRADIENT, TAG_FUNCTION
@@ -226,6 +227,8 @@ def _index_variant(ctx: Context, cut: Cut) -> dict:
     flow = ctx.flow
     if flow.ops[cut.op].type == "ArgMin" and _distance(flow, flow.ops[cut.op].inputs[:1]):
         return {"variant": "nearest"}
+    if flow.ops[cut.op].type != "Where" and used_as_labels(flow, cut.op, {s.key for s in ctx.sources}):
+        return {"variant": "labels"}  # another network's labels: the one that made them needs its own loss
     keys = set(flow.ops[cut.op].outputs)
     compared = False
     for i in sorted(flow.forward_cone(keys)):  # execution order: producers before consumers

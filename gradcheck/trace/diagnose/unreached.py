@@ -317,10 +317,13 @@ def _unused_finding(ctx: Context, source: Source, reach: set[int]) -> Finding:
             name = sourcemap.bound_name(dead_end.path, dead_end.line)
             value = f"`{name}`" if name else "the value computed here"
             finding = _located(ctx, "GC108", [source], dead_end, variant="dead-end", value=value)
-        elif trains_another_model(ctx):  # the model the request names never ran on this tape
-            finding = _located(ctx, "GC108", [source], sources_location(ctx))
         else:
-            finding = _located(ctx, "GC108", [source], ctx.call_location)
+            # a watched tensor no value of the loss was made from: the variable fix does not fit
+            tensor = {} if source.is_variable else {"variant": "tensor"}
+            if trains_another_model(ctx):  # the model the request names never ran on this tape
+                finding = _located(ctx, "GC108", [source], sources_location(ctx), **tensor)
+            else:
+                finding = _located(ctx, "GC108", [source], ctx.call_location, **tensor)
     if uses:
         line = ctx.op_line(uses[0])
         if line is not None:
@@ -377,6 +380,10 @@ def _dead_end_location(ctx: Context, sinks: list[int]) -> Location | None:
     passed = None  # the last frame that returned the value on to its caller
     for frame in found:
         if here is not None and (frame.path, frame.line) == (here.path, here.line):
+            if passed is not None and not _user_gradient_call(here):
+                # a layer handed it on to the functional model that `fit` trains, which left it
+                # (a readout that unpacks a layer's outputs and pools one): where it was made
+                return ctx.frame_location(passed)
             return None
         if sourcemap.differentiated_here(frame.path, frame.line):
             return None  # another gradient call's target: used, this call asked the wrong sources
@@ -388,6 +395,12 @@ def _dead_end_location(ctx: Context, sinks: list[int]) -> Location | None:
             return ctx.frame_location(frame)
         passed = frame
     return None
+
+
+def _user_gradient_call(location: Location) -> bool:
+    """Whether ``location`` is the user's own ``.gradient(...)`` call (not ``model.fit``,
+    whose gradient call is Keras's)."""
+    return sourcemap.call_arguments(location.path, location.line, location.column, "gradient") is not None
 
 
 def _first_made_alike(ctx: Context, origin) -> Location | None:
