@@ -54,6 +54,13 @@ CAUSES = {
         "log of a negative value",
         "NaN",
     ),
+    # 1053's shape: a mean over what a mask (or a replica's share of a small batch) left empty
+    "empty-mean": (
+        "tf.reduce_mean(tf.boolean_mask(y, tf.abs(y) > 1e9)) + y",
+        "empty-mean",
+        "mean of an empty tensor",
+        "NaN",
+    ),
     "zero-times-inf": ("tf.nn.relu(-tf.abs(y)) * tf.math.log(tf.nn.relu(-tf.abs(y)))", "zero-inf", "log of 0", "NaN"),
 }
 
@@ -83,8 +90,10 @@ def test_zero_times_inf_says_so_and_offers_xlogy(run_script, decorator):
 
 
 @DECORATORS
-def test_a_log_of_a_squashed_value_offers_the_unscaled_tanh(run_script, decorator):
-    expr = "tf.math.log(1.0 - tf.square(2.0 * tf.tanh(10.0 * y + 5.0)) + 1e-6)"
+@pytest.mark.parametrize("square", ["tf.square({})", "tf.math.pow({}, 2)"], ids=["square", "pow"])
+def test_a_log_of_a_squashed_value_offers_the_unscaled_tanh(run_script, decorator, square):
+    # 1057: `tf.math.pow(action, 2)` is a square too
+    expr = "tf.math.log(1.0 - " + square.format("2.0 * tf.tanh(10.0 * y + 5.0)") + " + 1e-6)"
     finding = _only(run_script(STEP.format(decorator=decorator, expr=expr)))
     assert (finding.line, finding._fields["variant"]) == (VALUE_LINE, "log-tanh"), finding.message
     assert "softplus" in finding.fix
@@ -229,6 +238,13 @@ def train_step(table):
 
 train_step(table)
 """
+
+
+@DECORATORS
+def test_a_mean_made_safe_for_an_empty_mask_is_silent(run_script, decorator):
+    expr = "tf.math.divide_no_nan(tf.reduce_sum(tf.boolean_mask(y, tf.abs(y) > 1e9)), 0.0) + y"
+    result = run_script(STEP.format(decorator=decorator, expr=expr))
+    assert result.error is None and result.findings == [], [f.message for f in result.findings]
 
 
 @DECORATORS

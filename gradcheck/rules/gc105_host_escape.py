@@ -55,16 +55,19 @@ with tf.GradientTape() as tape:
             "`tf.nn.softmax(logits) @ embedding`, or a Gumbel-softmax sample).",
         ),
         "weights": (
-            "When the value goes into a model's weights (`set_weights`, `load_weights`)",
-            "`{call}` copies the values into the variables through NumPy, so the model then computes with "
-            "constants, not with the tensors the tape recorded (such as adapted weights `w - lr * g`). Keep "
-            "those weights as tensors and run the forward pass functionally with them: in Keras 3 "
+            "When a model's weights are copied through NumPy (`get_weights`, `set_weights`, `load_weights`)",
+            "`{call}` copies the weights' values through NumPy, so the model then computes with constants, "
+            "not with the tensors the tape recorded: neither the model they were copied from nor adapted "
+            "weights (`w - lr * g`, MAML's fast weights) are on the path to the loss. Keep those weights as "
+            "tensors computed from the trained model's variables and run the forward pass functionally with "
+            "them: in Keras 3 "
             "`outputs, _ = model.stateless_call(new_weights, model.non_trainable_variables, x)`; with tf.keras, "
             "a forward function that takes the weight tensors (e.g. `tf.nn.relu(x @ w1 + b1) @ w2 + b2`).",
         ),
     }
-    #: Calls that write host values into a model's variables: the "weights" fix.
-    weight_writers = ("set_weights", "load_weights")
+    #: Calls that copy a model's variables through the host (reading them out or writing them
+    #: in): the "weights" fix.
+    weight_writers = ("get_weights", "set_weights", "load_weights")
 
     def fix_text(self, **fields) -> str:
         call = str(fields.get("call") or "")

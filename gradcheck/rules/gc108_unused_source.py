@@ -21,7 +21,12 @@ gives None, or zeros when the loop's other outputs reach the loss). Also a model
 names whose forward pass ran before the tape on purpose: a teacher whose output is only the
 soft target of a distillation loss, or a GAN's generator asked of the discriminator's tape (which
 trains the discriminator, left out of the request); then the finding points at the expression
-that built the source list, and a note names the call that ran before the tape. The finding points at
+that built the source list, and a note names the call that ran before the tape. Also a
+request whose gradients an optimizer update applies to other variables than the ones asked
+for (`d_tape.gradient(d_loss, generator.trainable_variables)` then
+`apply_gradients(zip(grads, discriminator.trainable_variables))`), when the tape read those
+variables for the loss or the shapes cannot match (python then crashes at the update): the
+finding points at the source list, and notes name the update and the crash. The finding points at
 the dead end, the line where the last value made from the variable is left, else at the
 `tape.gradient` call, and notes where the variable was last read, if it was.
 
@@ -104,6 +109,13 @@ class Regressor(keras.Model):
             "the discriminator's loss). If {names} are meant to train with this loss, call their model inside "
             "the tape instead.",
         ),
+        "applied-elsewhere": (
+            "When the gradients are applied to other variables than the ones the request asked for "
+            "(`zip(grads, discriminator.trainable_variables)` after asking for the generator's)",
+            "Ask this loss for the variables the update trains ({applied}): the request and the "
+            "`apply_gradients` that follows must name the same list. Computing one list once "
+            "(`variables = self.discriminator.trainable_variables`) and passing it to both keeps them together.",
+        ),
         "loop": (
             "When a value made in a traced loop's body is dropped there (autograph's `for t in tf.range(n)`)",
             "Carry the value out of the loop: in a `tf.function`, `TensorArray.write` returns a new array "
@@ -120,6 +132,17 @@ class Regressor(keras.Model):
             "gradient with respect to the layer output it returns, inside the same tape.",
         ),
     }
+    #: the message of the ``applied-elsewhere`` variant: the sources do reach the loss
+    applied_message = (
+        "{variables} {is} asked for here, but the update applies {its} {gradient} to {applied}: "
+        "the request names another model's variables"
+    )
+
+    def format_message(self, **fields) -> str:
+        if fields.get("variant") == "applied-elsewhere":
+            return self.render(self.applied_message, **fields)
+        return super().format_message(**fields)
+
     doc_fields = {
         "arg": "x",
         "names": "x",
@@ -127,6 +150,7 @@ class Regressor(keras.Model):
         "outputs": "output_b",
         "value": "`h`",
         "target": "`model.losses`",
+        "applied": "`discriminator`'s variables",
     }
     references = ("https://www.tensorflow.org/guide/autodiff#getting_a_gradient_of_none",)
 

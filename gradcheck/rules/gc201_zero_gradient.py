@@ -36,6 +36,12 @@ lets nothing through:
   gives zeros; that is reported as the cut itself, GC102/GC103/GC104..., not as GC201. A
   body that computes a value with the model's weights and then drops it, `y = layer(h)`
   never carried on, is GC108 at that line.)
+- an integer cast or a rounding of the variables' own values that leaves 0 on the whole
+  batch, multiplying their other paths: one of two views cast to `int32` (ReLU features in
+  [0, 1) become 0) makes every similarity, hence every gradient through the other view,
+  zero. TensorFlow gives zeros, not None (the other view's path is alive), and the cut is
+  reported as itself, GC103/GC102 at the cast, with a note saying so. A mask made by a
+  comparison (`tf.cast(x > t, x.dtype)`) closed on the whole batch stays GC201.
 
 Only structural zeros are reported: the zero must survive a 1% perturbation of the op's
 input, and must not come from the batch itself (an all-zero input batch is chance). A

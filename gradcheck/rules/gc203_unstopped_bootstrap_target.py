@@ -30,7 +30,10 @@ builds the target:
 - an advantage `R - V(s)` (or a TD error `r + γ·V(s') - V(s)`) that multiplies `log π(a|s)`
   (or PPO's ratio) without `tf.stop_gradient`: with a shared trunk or separate heads, or a
   separate critic trained by the same tape, in eager mode, under `tf.function` and in a
-  `train_step` run by `fit`;
+  `train_step` run by `fit`, also when the probabilities and the values are read back from
+  `TensorArray`s written in an episode loop (`tf.while_loop`, or autograph's
+  `for t in tf.range(n)`: TensorFlow's actor-critic tutorial, keras-io#194): which head each
+  of the loop's outputs used is read in the loop's body;
 - a temporal-difference target (`r + γ · max Q(s')`, `r + γ · V(s')`) in a squared / Huber
   error, computed with the online network inside the tape, from a separate call on the next
   states or from the same forward pass over a trajectory (`r + γ · values[1:]`);

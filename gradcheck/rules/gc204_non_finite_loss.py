@@ -113,6 +113,14 @@ with tf.GradientTape() as tape:
             "Compute the overflowing value in float32: give the output layer `dtype='float32'` (and the loss "
             "float32 inputs), and scale the loss with a `LossScaleOptimizer`; float16 overflows above 65504.",
         ),
+        "empty-mean": (
+            "A mean over an empty tensor",
+            "A mean of 0 values is 0 / 0 = NaN: a batch with no rows reached the loss. Under `tf.distribute` a "
+            "replica gets an empty batch when the data's size is not a multiple of batch_size × replicas: drop "
+            "the remainder (`dataset.batch(n, drop_remainder=True)`), or return a per-sample loss (reduce over "
+            "the last axis only, `axis=-1`) and let Keras reduce over the global batch; after a mask, divide "
+            "with `tf.math.divide_no_nan(tf.reduce_sum(x), count)`.",
+        ),
         "overflow": (
             "A float32 overflow",
             "Bring the values into range: normalise the inputs, lower the learning rate or clip the gradients; "

@@ -218,7 +218,11 @@ class Calls:
             # ``tf.numpy_function(f, inp, Tout)``: ``f`` runs as host code, whatever TensorFlow
             # it calls (a model, ``.numpy()``) is out of the graph: what it returns reaches the
             # loss only through this call
-            inner = self._with_callbacks(inputs, args, kwargs, deferred=True)
+            self.hosted += 1  # ``f`` runs eagerly, even when called from a graph
+            try:
+                inner = self._with_callbacks(inputs, args, kwargs, deferred=True)
+            finally:
+                self.hosted -= 1
             if not self.recording:
                 return Value(flow=self._outside(node, inner), tensor=tensor)
             cut = frozenset((self.program.site(node, api.code),))
@@ -763,14 +767,17 @@ class Calls:
     def call_function(self, ref: FuncRef, args: list[Value], kwargs: dict[str, Value], node: ast.AST | None) -> Value:
         """A function defined in the file, analysed with these arguments."""
         fn = ref.node
-        if fn in self.stack or self.depth >= MAX_DEPTH:
+        if fn in self.stack or self.depth >= MAX_DEPTH or stub(fn):
             # Recursion, or too deep to follow: assume it passes its arguments on, and may
-            # compute with what this analysis did not see.
+            # compute with what this analysis did not see. So for a stub (a base class's
+            # ``def contrastive_loss(...): pass``): what runs is an override, maybe one
+            # written in another module.
             return Value(flow=merge_flows((flow_of([*args, *kwargs.values()]), {UNSEEN: LIVE})))
         key = (
             id(fn),
             ref.ident,
             self.recording,
+            self.hosted > 0,
             self.anchor_line if self.depth else (node.lineno if node is not None else None),
             tuple(a.key() for a in args),
             tuple(sorted((k, v.key()) for k, v in kwargs.items())),
@@ -865,6 +872,25 @@ class Calls:
 
 #: What only a model or layer has: the variables a step differentiates for.
 _TRAINABLE = frozenset(("trainable_variables", "trainable_weights"))
+
+
+def stub(fn: ast.AST) -> bool:
+    """A function with no body of its own (``pass``, ``...``, a docstring, ``raise
+    NotImplementedError``) or marked ``@abstractmethod``: a placeholder an override replaces
+    when the program runs (called as it is, it returns None, and training could not run)."""
+    if isinstance(fn, ast.Lambda):
+        return False
+    if any(dotted(d) and dotted(d)[-1] == "abstractmethod" for d in fn.decorator_list):
+        return True
+    for stmt in fn.body:
+        if isinstance(stmt, ast.Pass) or (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant)):
+            continue
+        if isinstance(stmt, ast.Raise) and stmt.exc is not None:
+            exc = stmt.exc.func if isinstance(stmt.exc, ast.Call) else stmt.exc
+            if isinstance(exc, ast.Name) and exc.id == "NotImplementedError":
+                continue
+        return False
+    return True
 
 
 def custom_gradient(fn: ast.AST, closure: object = None) -> object:

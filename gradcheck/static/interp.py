@@ -23,6 +23,7 @@ from gradcheck.static.scope import (
     PICKED,
     ClassRef,
     FuncRef,
+    Instance,
     Scope,
     StopRecording,
     TapeRef,
@@ -85,8 +86,10 @@ class Interpreter(Resolver, Calls, Models):
         self.discarded: ast.AST | None = None  # the call of an expression statement
         self.statement: ast.stmt | None = None  # the simple statement being run
         self.method = ""  # the method whose ``self.x = ...`` a construction run evaluates
+        self.owner_self: str | None = None  # that run's instance (its ``Instance.prefix``)
         self.owner_prefix: str | None = None  # a run of ``__init__``/``build``: the instance's origin
         self.attribute_writes: dict[str, list[Value]] = {}  # that run's ``self.<attr> = value``s
+        self.hosted = 0  # functions run by ``tf.numpy_function``/``py_function`` being run (eager)
         self.assigned: dict[str, Flow] = {}  # variable -> what ``assign`` wrote into it (GC113)
         self.unknown_watch = False  # a ``tape.watch`` of something this run cannot name
         self.watched_calls: dict[str, ast.Call] = {}  # watched name -> the model call that made it
@@ -233,13 +236,13 @@ class Interpreter(Resolver, Calls, Models):
             self.drops[self.statement] = merge_flows((self.drops.get(self.statement, {}), *flows))
 
     def _note_frozen(self, target: ast.AST, value: ast.AST, scope: Scope) -> None:
-        if (
-            isinstance(target, ast.Attribute)
-            and target.attr == "trainable"
-            and isinstance(value, ast.Constant)
-            and value.value is False
-        ):
-            self.program.frozen.update(self.eval(target.value, scope).models)
+        if isinstance(target, ast.Attribute) and target.attr == "trainable" and isinstance(value, ast.Constant):
+            if value.value is False:
+                self.program.frozen.update(self.eval(target.value, scope).models)
+            elif value.value is True:
+                # frozen only while a combined model was compiled (a GAN's critic), trainable
+                # again for its own step
+                self.program.frozen.difference_update(self.eval(target.value, scope).models)
 
     def _ann_assign(self, node: ast.AnnAssign, scope: Scope) -> bool:
         if node.value is not None:
@@ -445,7 +448,7 @@ class Interpreter(Resolver, Calls, Models):
             if self.owner_prefix is not None and parts is not None and len(parts) == 2 and parts[0] == "self":
                 # ``__init__``/``build`` making the instance: read back as ``<owner>.<attr>``
                 value = self.program.rename(value, f"{self.owner_prefix}.{parts[1]}")
-                if self.depth == 0:
+                if self.depth == 0 or self._own_self(scope):
                     self.attribute_writes.setdefault(parts[1], []).append(value)
                 scope.vars["self." + parts[1]] = value
                 return
@@ -467,6 +470,15 @@ class Interpreter(Resolver, Calls, Models):
             self._add_into(target.value, value, scope)
         elif isinstance(target, ast.Starred):
             self.assign(target.value, value, scope)
+
+    def _own_self(self, scope: Scope) -> bool:
+        """In a base class's ``__init__`` called by the constructor being run, on the same
+        instance (``GAN.__init__(self, generator, discriminator)``): its writes are the
+        instance's."""
+        if not self.stack or getattr(self.stack[-1], "name", "") != "__init__":
+            return False
+        here, mine = scope.vars.get("self"), self.owner_self
+        return here is not None and mine is not None and isinstance(here.ref, Instance) and here.ref.prefix == mine
 
     def _named(self, value: Value, name: str) -> Value:
         """A new model or variable takes the name it is assigned to in the region; inside a
@@ -718,8 +730,22 @@ class Interpreter(Resolver, Calls, Models):
             return flow
         if not self.recording:
             return self._outside(node, flow)
-        flow = cut_flow(flow, self.program.site(node, code, method=op))
+        site = self.program.site(node, code, method=op)
+        if code == "GC105" and self.tape is not None and self._traced_step():
+            live = {o for o, cuts in flow.items() if not cuts and real(o)}
+            if live:
+                self.program.crashes.setdefault((site, self.tape.with_node), set()).update(live)
+        flow = cut_flow(flow, site)
         return self._escape_after_cut(node, flow) if code == "GC105" else flow
+
+    def _traced_step(self) -> bool:
+        """The code runs as a graph: a ``tf.function`` of the file's, or a ``train_step``
+        that ``fit`` traces. There a tensor's value cannot be taken out (``.numpy()``,
+        ``np.*``, ``predict``): the step raises before any gradient is asked."""
+        program = self.program
+        if program.eager_requested() or self.hosted:
+            return False
+        return self.traced_now() or (getattr(self.region, "name", "") == "train_step" and program.fit_called())
 
     def _escape_after_cut(self, node: ast.AST, flow: Flow) -> Flow:
         """Values that leave TensorFlow (GC105) are found where they leave, as the trace

@@ -458,6 +458,10 @@ class Models:
                 if model not in program.frozen:
                     self.note_birth(model, node)
                     flow[model] = frozenset((site,))
+                    if self.tape is not None and self.recording and self._traced_step():
+                        program.crashes.setdefault((site, self.tape.with_node), set()).add(
+                            model
+                        )  # ``predict`` in a graph raises
             return Value(flow=flow)
         if attr in ("call", "__call__"):
             return self.forward(node, receiver, args, kwargs)

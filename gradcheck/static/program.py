@@ -34,6 +34,9 @@ class BudgetExceeded(Exception):
     """The file is too large or too tangled to analyse within the budget."""
 
 
+_FIT_CALL = re.compile(r"\.fit\(")
+
+
 @dataclass
 class Check:
     """A gradient request: ``tape.gradient(target, sources)`` or a compiled loss."""
@@ -114,6 +117,11 @@ class Program:
     latent: dict[ast.AST, dict[str, tuple[ast.AST, int]]] = field(default_factory=dict)
     #: ``tf.custom_gradient`` that ignores its upstream gradient: its mark -> (it, origins passed in)
     wrong_gradients: dict[str, tuple] = field(default_factory=dict)
+    #: host escapes (GC105) in a traced step, on a value computed from variables: the step
+    #: stops there with an error (a graph tensor has no value), whatever other paths remain
+    crashes: dict[tuple[Site, ast.AST | None], set[str]] = field(default_factory=dict)  # (site, tape) -> origins
+    _eager: bool | None = None
+    _fits: bool | None = None
     keras2: bool = False  # the file uses Keras 2 (``tf_keras``, ``keras.backend`` math)
     module_scope: object = None  # interp.Scope: the module's names once its body has run
     scopes: dict[ast.AST, object] = field(default_factory=dict)  # def -> its names, run on its own
@@ -616,6 +624,19 @@ class Program:
         return index
 
     # --- sites -----------------------------------------------------------------------
+
+    def eager_requested(self) -> bool:
+        """The file asks for eager execution somewhere (``run_eagerly=True``,
+        ``tf.config.run_functions_eagerly``): no step of it is known to run as a graph."""
+        if self._eager is None:
+            self._eager = any("eagerly" in line for line in self.source_lines)
+        return self._eager
+
+    def fit_called(self) -> bool:
+        """The file trains with ``fit``, which runs ``train_step`` as a graph."""
+        if self._fits is None:
+            self._fits = any(_FIT_CALL.search(line) for line in self.source_lines)
+        return self._fits
 
     def site(self, node: ast.AST, code: str, when: str = "", via: int = 0, method: str = "") -> Site:
         key = (id(node), code, when, via, method)

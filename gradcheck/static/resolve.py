@@ -6,12 +6,14 @@ file does not bind it (``model``, ``tape``).
 from __future__ import annotations
 
 import ast
+import re
 from types import SimpleNamespace
 
 from gradcheck.static import catalog
 from gradcheck.static.names import canonical, dotted
 from gradcheck.static.scope import (
     LIBRARY,
+    ClassRef,
     FuncRef,
     Instance,
     Scope,
@@ -114,6 +116,11 @@ class Resolver:
             found = self.instance_attribute(base, ref, attr)
             if found is not None:
                 return found
+        if isinstance(ref, ClassRef) and attr == "__init__":
+            # ``Base.__init__(self, generator, ...)`` in a subclass's constructor: run as written
+            init = self.program.find_method(ref.node, attr)
+            if init is not None:
+                return Value(ref=FuncRef(init, self.program.module_scope))
         if base.models:
             if attr == "layers":
                 return self._layers_of(base)
@@ -177,7 +184,12 @@ class Resolver:
             if getattr(method, "name", "") in _CONSTRUCTORS:
                 if id(method) not in ran:
                     ran.add(id(method))
-                    found_values.append(self._method_writes(method, model, base, prefix).get(attr, EMPTY))
+                    written = self._method_writes(method, model, base, prefix).get(attr, EMPTY)
+                    if method.name == "__init__" and _unknown_parameter(value, method):
+                        # ``self.G = generator``, a parameter: what the one subclass whose
+                        # constructor calls this one passes (``GAN.__init__(self, g, d)``)
+                        written = self._from_subclass(instance, base, prefix, attr) or written
+                    found_values.append(written)
             else:
                 interp = self._construction(method, model, value)
                 found_values.append(interp.eval(value, self._method_scope(method, base)))
@@ -195,6 +207,32 @@ class Resolver:
         cache[key] = found
         return found
 
+    def _from_subclass(self, instance: Instance, base: Value, prefix: str, attr: str) -> Value | None:
+        """``self.<attr>`` as the constructor of the file's one subclass of ``instance``'s
+        class leaves it, when that constructor calls this one (``Base.__init__(self, ...)``,
+        ``super().__init__(...)``) with what it builds: the base's methods (a ``train_step``)
+        then see the subclass's models. None: no such subclass, or more than one."""
+        program = self.program
+        name = instance.cls.name
+        subclasses = [
+            cls
+            for cls in program.classes.values()
+            if any(isinstance(b, ast.Name) and b.id == name for b in cls.bases)
+            and any(isinstance(s, ast.FunctionDef) and s.name == "__init__" for s in cls.body)
+        ]
+        if len(subclasses) != 1:
+            return None
+        (sub,) = subclasses
+        init = program.find_method(sub, "__init__")
+        text = "\n".join(program.source_lines[init.lineno - 1 : init.end_lineno or init.lineno])
+        if not re.search(rf"\b(?:super\(\s*(?:{name}|{sub.name}\s*,\s*self)?\s*\)|{name})\.__init__\(", text):
+            return None
+        sub_self = Value(models=base.models, ref=Instance(sub, instance.prefix))
+        found = self._method_writes(init, program.model_like(sub), sub_self, prefix).get(attr)
+        if found is None or (not found.models and not found.flow and found.ref is None):
+            return None
+        return found
+
     def _method_writes(self, method: ast.AST, model: bool, base: Value, prefix: str) -> dict[str, Value]:
         """What ``__init__`` (or ``build``) leaves in each ``self.<attr>``, from a run of its
         whole body (its parameters unknown): its local values are known, so that
@@ -209,6 +247,7 @@ class Resolver:
         program.method_runs[key] = {}  # cycles: an attribute read while it runs is unknown
         interp = self._construction(method, model, None)
         interp.owner_prefix = prefix
+        interp.owner_self = base.ref.prefix if isinstance(base.ref, Instance) else None
         scope = self._method_scope(method, base)
         interp.region = method
         interp.exec_block(method.body, scope)
@@ -251,3 +290,10 @@ class Resolver:
                 scope.vars[param.arg] = value if value is not EMPTY else _UNSEEN_VALUE
         scope.vars["self"] = instance
         return scope
+
+
+def _unknown_parameter(value: ast.AST | None, method: ast.AST) -> bool:
+    """``value`` is one of the method's parameters, as passed (``self.G = generator``)."""
+    spec = method.args
+    params = {p.arg for p in (*spec.posonlyargs, *spec.args, *spec.kwonlyargs)}
+    return isinstance(value, ast.Name) and value.id in params

@@ -80,6 +80,7 @@ def findings(program: Program, checks: list[Check], path: str) -> list[Finding]:
                         through.setdefault(site, (origin, check, len(sites)))
         _unused(program, check, target, sources, starved, through)
         _wrong_gradients(program, check, sources, starved, through)
+        _crashes(program, check, target, sources, starved, through)
     for site in [s for s in starved if s.code == "GC105" and s.when == "outside"]:
         # A ``predict`` while no tape records (an acting pass that samples the action a loss
         # is later computed for) is no cause of what a cut inside the tape starves anyway.
@@ -88,6 +89,27 @@ def findings(program: Program, checks: list[Check], path: str) -> list[Finding]:
             del starved[site]
     findings = [_finding(program, site, sorted(starved[site]), through[site], path) for site in starved]
     return sorted(findings, key=Finding.sort_key)
+
+
+def _crashes(
+    program: Program,
+    check: Check,
+    target: dict,
+    sources: set[str],
+    starved: dict[Site, set[str]],
+    through: dict[Site, tuple[str, Check, int]],
+) -> None:
+    """A host escape in a traced step, on the output of a model whose variables this request
+    asks for: the step raises there, so no variable gets a gradient, even when another path
+    (a second view through the same encoder) would have carried one."""
+    for (site, tape), origins in program.crashes.items():
+        if tape is None or tape is not check.tape:
+            continue  # not this tape's computation
+        for origin in origins & set(target):
+            for source in sorted(sources):
+                if program.related(source, origin, check):
+                    starved[site].add(source)
+                    through.setdefault(site, (origin, check, 0))
 
 
 def _other_watch(check: Check, name: str) -> ast.Call | None:
@@ -716,7 +738,13 @@ def _notes(program: Program, site: Site, via: tuple[str, Check, int]) -> list[st
         target = _target_text(check)
         where = "only through this call" if cuts == 1 else f"only through cut paths: this one and {cuts - 1} more"
         reach = f"never reaches {target}" if site.code == "GC108" else f"reaches {target} {where}"
-        notes.append(f"the output of {program.describe_call(birth)} (line {birth.lineno}) {reach}")
+        if cuts:
+            notes.append(f"the output of {program.describe_call(birth)} (line {birth.lineno}) {reach}")
+    if site.code == "GC105" and not cuts:
+        notes.append(
+            "this line runs in a graph (a `train_step` that `fit` traces, or a `tf.function`), where a "
+            "tensor has no value to take out: the step raises here before any gradient is computed"
+        )
     return notes
 
 

@@ -62,6 +62,10 @@ class TapeState:
     watched: list = field(default_factory=list)
     #: the user's site of each ``tape.watch`` call, with the tensors it watched
     watch_sites: list = field(default_factory=list)
+    #: the user's line that opened the tape, and whether another tape still recording was
+    #: opened by the same line (``with tf.GradientTape() as d_tape, tf.GradientTape() as g_tape:``)
+    opened_at: tuple | None = None
+    together: bool = False
 
 
 @dataclass(eq=False)

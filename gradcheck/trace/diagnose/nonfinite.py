@@ -37,7 +37,9 @@ _ON_THE_WAY = frozenset({"Identity", "Cast", "Reshape", "Maximum", "Minimum", "C
 _DATA_SOURCES = frozenset(
     {"IteratorGetNext", "IteratorGetNextSync", "OptionalGetValue", "MultiDeviceIteratorGetNextFromShard"}
 )
-_ARITHMETIC = frozenset({"AddV2", "Add", "Sub", "Mul", "Square", "Neg", "RealDiv", "Identity", "Cast", "Reshape"})
+_ARITHMETIC = frozenset(
+    {"AddV2", "Add", "Sub", "Mul", "Square", "Pow", "Neg", "RealDiv", "Identity", "Cast", "Reshape"}
+)
 
 
 @dataclass
@@ -281,6 +283,9 @@ def _explain(flow: Flow, p: int, value, text) -> Origin:
         biggest = float(np.max(x)) if x is not None and x.size else None
         at = f" (its largest argument is {biggest:.4g})" if biggest is not None else ""
         return Origin("exp", f"{call} overflows to inf{at}", p)
+    if kind == "Mean" and x is not None and x.size == 0:
+        # 0 / 0: a replica's share of a batch too small to split, or a mask that kept nothing
+        return Origin("empty-mean", f"{call} takes the mean of an empty tensor (0 values): 0 / 0 is NaN", p)
     if kind in _DOMAIN:
         return Origin("domain", f"{call} is evaluated outside its domain", p)
     if out is not None and np.isnan(out).any() and not np.isinf(out).any():

@@ -6,7 +6,11 @@ program's intent when its output is a target (a teacher's soft targets, a frozen
 features compared with a prediction) or when the tape trains another model whose variables
 the request leaves out (a GAN's discriminator step asking for the generator's variables):
 then what is wrong is the list of sources, and the line to change is the expression that
-built it."""
+built it. Not when the tape was opened in one ``with`` with another (``d_tape, g_tape``):
+both tapes are there to train a model each from one forward pass, so a model run before
+them is the forward pass that should have been inside (GC109); nor when an earlier request
+of the step asked for the model the tape read (the discriminator's own step came first):
+then this tape is the one for the model run before it (GC109)."""
 
 from __future__ import annotations
 
@@ -17,7 +21,9 @@ from gradcheck.findings import Finding
 from gradcheck.trace.diagnose.context import Context, Source
 from gradcheck.trace.diagnose.cuts import OUTSIDE, Cut
 from gradcheck.trace.diagnose.describe import make
+from gradcheck.trace.diagnose.requests import asked_before
 from gradcheck.trace.diagnose.roles import SOFT_TARGET, is_target
+from gradcheck.trace.record import _tf
 from gradcheck.trace.record.dataflow import GRADIENT_CALL, TAG_READ
 from gradcheck.trace.record.frames import Location
 
@@ -26,6 +32,7 @@ __all__ = [
     "TARGET",
     "outside_is_intended",
     "source_list_finding",
+    "sources_expression",
     "sources_location",
     "trains_another_model",
 ]
@@ -40,7 +47,11 @@ def sources_location(ctx: Context, argument: bool = True) -> Location | None:
     the name it passes (``variables = model.variables``), else the sources argument itself
     (``tape.gradient(loss, gen.trainable_variables)``; the whole call when not ``argument``:
     GC115's fix finds the call at the finding), else the call."""
-    call = ctx.call_location
+    return sources_expression(ctx.call_location, argument)
+
+
+def sources_expression(call: Location | None, argument: bool = True) -> Location | None:
+    """``sources_location`` for the gradient call at ``call``."""
     if call is None:
         return None
     args = sourcemap.call_arguments(call.path, call.line, call.column, "gradient")
@@ -87,12 +98,32 @@ def outside_is_intended(ctx: Context, cut: Cut, live, before_tape: bool) -> str 
         return TARGET
     if any(g is not None for g in ctx.call.flat_grads):
         return None  # some requested variable is trained by this loss: the tape's own model is asked for
+    if getattr(ctx.state, "together", False):
+        # opened in one `with` with another tape: the two record one forward pass to train two
+        # models, and the one run before them is the one neither can train (GC109)
+        return None
+    if _trained_by_another_request(ctx):
+        # the model this tape read is what an earlier request of the step trains (the
+        # discriminator's own step): this tape is the one for the model run before it (GC109)
+        return None
     reads = [
         k for i in sorted(cone) if flow.ops[i].recorded and flow.ops[i].tag == TAG_READ for k in flow.ops[i].outputs
     ]
     if reads and live(reads):
         return OTHER_MODEL
     return None
+
+
+def _trained_by_another_request(ctx: Context) -> bool:
+    """Every variable the tape read beyond the requested ones was asked for by an earlier
+    request (of this step: the requests remembered are the last few)."""
+    try:
+        read = {id(_tf.handle_of(v)) for v in ctx.call.tape.watched_variables()}
+    except (AttributeError, TypeError, ValueError):
+        return False
+    mine = {id(_tf.handle_of(s.value)) for s in ctx.sources if s.is_variable}
+    others = read - mine
+    return bool(others) and others <= asked_before(ctx.session)
 
 
 def trains_another_model(ctx: Context) -> bool:

@@ -15,6 +15,11 @@ computed before the tape leaves the target side without one). Which side is the 
   of the other's variables (the prediction side has an extra predictor head); for a
   cross-entropy, the side that is not under the log.
 
+A loop or a function call is one op of the data flow reading every weight it uses: for an
+advantage read back from an episode loop (two ``TensorArray``s stacked after a
+``tf.while_loop``), which variables each output depends on is read in the loop's body
+(``_loop_output_inputs``), so the critic's values are told from the actor's probabilities.
+
 A Siamese or triplet distance (same network, same variables on both sides, no reward), two
 views compared through the same squash (no side sharper than the other), an entropy bonus (``p * log p`` of one call) and a correct DQN / Double DQN / actor-critic
 (target built before the tape, stopped, or from a target network) stay silent. So does an
@@ -141,6 +146,64 @@ _CALLS = frozenset(
 )
 
 
+def _body_of(graph_op):
+    """(the graph a loop or function call runs, whether its outputs are carried back to its
+    inputs: a ``while_loop``) or None. Input i of the op is the body's input i, output j
+    its output j (a while loop's body, a ``tf.function`` or the tape's wrapper of a loop)."""
+    body = getattr(graph_op, "_body_graph", None)
+    if body is not None:
+        return body, True
+    try:
+        fn = graph_op.graph._get_function(graph_op.get_attr("f").name)
+    except Exception:  # noqa: BLE001 - no function attribute, or not in this graph's library
+        return None
+    body = getattr(fn, "graph", None)
+    if body is None or len(body.inputs) != len(graph_op.inputs) or len(body.outputs) != len(graph_op.outputs):
+        return None
+    return body, False
+
+
+def _loop_output_inputs(graph_op, j: int, depth: int = 0) -> set[int] | None:
+    """The inputs of a loop or call op that its output ``j`` depends on, read in its body
+    (nested loops and calls read in theirs; a loop's carried values followed around it);
+    None when the body is not known."""
+    known = _body_of(graph_op) if depth < 6 else None
+    if known is None:
+        return None
+    body, carried = known
+    if j >= len(body.outputs):
+        return None
+    position = {id(t): i for i, t in enumerate(body.inputs)}
+
+    def direct(out: int) -> set[int]:
+        found, stack, seen = set(), [body.outputs[out]], set()
+        while stack:
+            t = stack.pop()
+            if id(t) in seen:
+                continue
+            seen.add(id(t))
+            if id(t) in position:
+                found.add(position[id(t)])
+                continue
+            inner = _loop_output_inputs(t.op, t.value_index, depth + 1) if t.op.type in _CALLS else None
+            ins = t.op.inputs if inner is None else [t.op.inputs[i] for i in inner if i < len(t.op.inputs)]
+            stack.extend(ins)
+        return found
+
+    if not carried:
+        return direct(j)
+    memo: dict[int, set[int]] = {}
+    deps, todo = set(), [j]
+    while todo:
+        out = todo.pop()
+        if out in memo or out >= len(body.outputs):
+            continue
+        memo[out] = direct(out)
+        deps |= memo[out]
+        todo.extend(memo[out])
+    return deps
+
+
 def _inside_network(flow, recorded: set[int]) -> set[int]:
     """The recorded ops whose output goes on into a layer (an op that applies a trained
     weight): part of a forward pass, such as a recurrent cell's gated state update, not a
@@ -170,6 +233,7 @@ class _Study:
         self.checked, self.ctx, self.flow = checked, checked.ctx, checked.ctx.flow
         self.sources, self.bits, self.masks, self.tmask, self.recorded = sources, bits, masks, tmask, recorded
         self.constant = constant_of(self.ctx, tmask)
+        self._loop_memo: dict = {}
 
     def judge(self, c: int):
         """(target side key, op to point at, common source bits, kind) or None; a
@@ -399,11 +463,54 @@ class _Study:
             return None
         mask = wmask | self.tmask(log_side)
         weight_layers = self._layer_outputs(weight, mask)
-        if not weight_layers or weight_layers <= self._layer_outputs(log_side, mask):
-            return None  # the weight is computed from the policy itself
+        log_layers = self._layer_outputs(log_side, mask)
+        if not weight_layers:
+            return None
+        if weight_layers <= log_layers:
+            if not self._own_loop_head(weight, log_side, weight_layers):
+                return None  # the weight is computed from the policy itself
+            wmask = self._loop_mask(weight)  # what the loop used for the weight, not all it reads
         if self._under_log(weight) or self._log_prob(weight):
             return None  # a log-likelihood times a log-likelihood: no advantage
         return weight, self._advantage_op(weight), wmask, "advantage"
+
+    def _own_loop_head(self, weight, log_side, layers: frozenset) -> bool:
+        """Both sides come out of the same loop (an episode rolled out in a ``tf.while_loop``,
+        the probabilities and the values stacked from two ``TensorArray``s): the loop is one
+        op reading every weight, so which head each output used is read inside its body. The
+        weight is an advantage when it uses trained variables the log-probability does not
+        (the critic's head)."""
+        if not all(self.flow.ops[i].type in _CALLS for i in layers):
+            return False
+        w, lp = self._loop_mask(weight), self._loop_mask(log_side)
+        return bool(w & ~lp)
+
+    def _loop_mask(self, k) -> int:
+        """``tmask(k)``, with each output of a ``while_loop`` made from the loop inputs its
+        body really uses for it (followed around the loop's carried values), not from all."""
+        flow, memo = self.flow, self._loop_memo
+        stack, order = [k], []
+        while stack:
+            key = stack.pop()
+            p = flow.producer.get(key)
+            if key in memo or p is None or p not in self.recorded:
+                continue
+            memo[key] = None
+            order.append(key)
+            stack.extend(flow.ops[p].inputs)
+        for key in reversed(order):
+            p = flow.producer[key]
+            op = flow.ops[p]
+            deps = _loop_output_inputs(op.site, list(op.outputs).index(key)) if op.type in _CALLS else None
+            ins = op.inputs if deps is None else [op.inputs[i] for i in deps if i < len(op.inputs)]
+            mask = 0
+            for d in ins:
+                if d in self.bits:
+                    mask |= self.bits[d]
+                elif flow.producer.get(d) in self.recorded:
+                    mask |= memo.get(d) or 0
+            memo[key] = mask & self.tmask(key) if deps is None else mask
+        return self.bits.get(k, 0) | (memo.get(k) or 0)
 
     def _advantage_op(self, k) -> int:
         """Where the advantage is made: past the transforms applied to it on its way into

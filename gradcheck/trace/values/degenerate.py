@@ -18,8 +18,10 @@ What it costs:
   activations are computed again from them on a degenerate step (``recompute``), and only
   on the degenerate sources' own paths.
 
-Graphs compiled with XLA (``jit_compile=True``) cannot call back into Python: their
-values are not checked (GC203, structural, still is, at trace time).
+Graphs compiled with XLA (``jit_compile=True``) cannot call back into Python: in a check
+they are traced without XLA (``capture/hooks/functions.py``), so their values are checked;
+under ``install()``/``watch()`` they are not, and ``xla.in_xla`` warns once (GC203,
+structural, is checked at trace time either way).
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from gradcheck.trace.values import frontier, mailbox, recompute
 from gradcheck.trace.values.checked import Checked, checked_call, region, unscaled_loss
 from gradcheck.trace.values.frozen import judge
 from gradcheck.trace.values.layers import layers_by_source
+from gradcheck.trace.values.xla import in_xla
 
 __all__ = ["check"]
 
@@ -54,18 +57,9 @@ def check(call: GradientCall) -> list[Finding]:
     frozen = dict(call.session.frozen)  # as the call finds them: later skips come after it
     if checked.eager:
         return _eager_values(checked, frozen)
-    if not _in_xla(call.graph):
+    if not in_xla(call.graph, call.session):
         _graph_values(checked, call.session, call.upto, frozen)
     return []
-
-
-def _in_xla(graph) -> bool:
-    try:
-        from tensorflow.python.ops import control_flow_util
-
-        return bool(control_flow_util.GraphOrParentsInXlaContext(graph))
-    except Exception:  # noqa: BLE001 - a TensorFlow without it: assume not
-        return False
 
 
 # -- flags: which gradients are degenerate -----------------------------------------------

@@ -38,6 +38,7 @@ from gradcheck.trace.values import mailbox, recompute
 from gradcheck.trace.values.checked import Checked, checked_call, unscaled_loss
 from gradcheck.trace.values.frontier.analysis import Analysis
 from gradcheck.trace.values.layers import blame_location
+from gradcheck.trace.values.xla import in_xla
 
 __all__ = ["check", "loss_finite"]
 
@@ -55,7 +56,7 @@ def check(call: GradientCall) -> list[Finding]:
         if loss_finite([np.asarray(t._numpy()) for t in targets]):
             return []
         return _findings(checked, _eager_values(checked))
-    if not _in_xla(call.graph):
+    if not in_xla(call.graph, call.session):
         _guard_graph(checked)
     return []
 
@@ -100,15 +101,6 @@ def _float_targets(checked: Checked) -> list:
         ):
             out.append(t)
     return out
-
-
-def _in_xla(graph) -> bool:
-    try:
-        from tensorflow.python.ops import control_flow_util
-
-        return bool(control_flow_util.GraphOrParentsInXlaContext(graph))
-    except Exception:  # noqa: BLE001 - a TensorFlow without it: assume not
-        return False
 
 
 # -- the forward values ---------------------------------------------------------------------

@@ -1,7 +1,11 @@
 """Hook step: functions and recording scopes. ``tf.custom_gradient`` records one tape op for
 its whole body in eager mode (noted as such), ``stop_recording`` flushes the outputs made
-while paused, a traced function about to run counts the graph-mode steps, and every source
-map autograph makes is kept (``frames.AUTOGRAPH_LINES``)."""
+while paused, a traced function about to run counts the graph-mode steps, every source
+map autograph makes is kept (``frames.AUTOGRAPH_LINES``), and in a check a function asked to
+compile with XLA (``tf.function(jit_compile=True)``, ``model.compile(jit_compile=True)``,
+which makes one) is traced without it: an XLA cluster cannot call back into Python, so its
+gradient values (GC201, GC202, GC204) could not be checked. The check stops after its
+steps; what XLA changes is how the same ops are fused, not what they compute."""
 
 from __future__ import annotations
 
@@ -18,6 +22,8 @@ def install(session: Session, patches: Patches) -> None:
     _patch_record_operation(session, patches)
     _patch_stop_recording(session, patches)
     _patch_function_calls(session, patches)
+    if session.check_mode:
+        _patch_jit_compile(session, patches)
     mapper = _tf.autograph_mapper_class()
     if mapper is not None:
         _patch_autograph_mapper(patches, mapper)
@@ -102,6 +108,21 @@ def _count_run(session: Session, concrete) -> int:
             raise
         hostpoint.defer_stop(session)
         return -1
+
+
+def _patch_jit_compile(session: Session, patches: Patches) -> None:
+    try:  # private; a TensorFlow without it keeps its XLA functions (their values unchecked)
+        from tensorflow.python.eager.polymorphic_function.polymorphic_function import Function
+    except ImportError:
+        return
+    orig_init = Function.__init__
+
+    def __init__(self, *args, **kwargs):
+        orig_init(self, *args, **kwargs)
+        if getattr(self, "_jit_compile", None):
+            self._jit_compile = None
+
+    patches.set(Function, "__init__", __init__)
 
 
 def _patch_autograph_mapper(patches: Patches, cls) -> None:

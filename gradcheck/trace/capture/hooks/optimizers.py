@@ -14,6 +14,7 @@ import threading
 
 from gradcheck.trace.capture.patches import Patches
 from gradcheck.trace.capture.session import Session
+from gradcheck.trace.diagnose import applied
 from gradcheck.trace.record import _tf
 from gradcheck.trace.record.errors import internal_error
 from gradcheck.trace.values import updates
@@ -75,6 +76,8 @@ def _note(session: Session, optimizer, args, kwargs, pairs: bool):
             variables = list(args[1] if len(args) > 1 else kwargs.get("trainable_variables") or ())
         if variables:
             updates.note_update(session, variables, grads, optimizer)
+            # gradients paired with variables other than the ones they were asked for (GC108)
+            session.add_value_findings(applied.check_update(session, grads, variables))
     except Exception as error:  # noqa: BLE001
         internal_error(error)
     return args, kwargs

@@ -13,6 +13,7 @@ from functools import cached_property
 from gradcheck import sourcemap
 from gradcheck.trace.capture.patches import Patches
 from gradcheck.trace.capture.session import Session
+from gradcheck.trace.diagnose import applied
 from gradcheck.trace.diagnose.escape import host_target
 from gradcheck.trace.record import _tf, frames, hostpoint, registry, restop
 from gradcheck.trace.record import graph as graph_mode
@@ -32,6 +33,9 @@ def install(session: Session, patches: Patches) -> None:
         creating = self._tape is None
         orig_push(self)
         session.on_push(self, creating)
+        state = session.tape_state(self)
+        if state is not None and state.opened_at is None:
+            _note_opening(session, state)
 
     def _pop_tape(self):
         orig_pop(self)
@@ -121,6 +125,20 @@ def install(session: Session, patches: Patches) -> None:
     patches.set(tape_cls, "batch_jacobian", _jacobian_hook(tape_cls.batch_jacobian))
 
 
+def _note_opening(session: Session, state) -> None:
+    """Where the user opened the tape, and whether a tape still recording was opened by the
+    same line: tapes opened together record one forward pass for two models (a GAN's
+    ``with tf.GradientTape() as d_tape, tf.GradientTape() as g_tape:``)."""
+    site = frames.current_user_site(converted=True)
+    if site is None:
+        return
+    location = frames.site_location(site)
+    state.opened_at = (location.path, location.line)
+    for other in session.recording:
+        if other is not state and other.opened_at == state.opened_at:
+            other.together = state.together = True
+
+
 def _request(session, tape, state, caller, target, sources, output_gradients, compute, jacobian=False):
     """One gradient request of the user's: compute it, diagnose every None gradient (for a
     Jacobian, every source the target is not connected to on the tape), then the
@@ -180,6 +198,8 @@ def _request(session, tape, state, caller, target, sources, output_gradients, co
         with session.paused(), hostpoint.own_work():
             call = call.with_gradients(_connected(state, target, sources) if jacobian else result)
             findings = _guard(session, lambda: registry.run("none", call))
+            if not jacobian:  # which source each gradient is for: the optimizer hook asks (diagnose.applied)
+                _guard(session, lambda: applied.note_request(session, call, result) or [])
         session.add_findings(findings)
         if not jacobian:
             # GC2xx/GC301: gradients that exist but are degenerate (None ones are diagnosed above)

@@ -60,6 +60,8 @@ PRODUCTS = frozenset(
     }
 )
 CONSTANTS = frozenset({"Const", "Fill", "ZerosLike", "Zeros", "OnesLike"})
+#: Ops that round floats and have no gradient (a cut, GC102)
+ROUNDING = frozenset({"Round", "Floor", "Ceil", "Rint"})
 MASKS = frozenset(
     {
         "OneHot",

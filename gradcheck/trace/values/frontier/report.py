@@ -82,10 +82,10 @@ def _finding(a: Analysis, cause: Cause, sources, region) -> Finding:
     ctx = a.ctx
     if cause.variant == "hidden-cut":
         finding = cut_finding(ctx, hidden_cut_cut(a, cause, sources), list(sources))
-        finding.notes.append(
+        finding.notes += cause.notes or [
             "TensorFlow gives these variables zeros, not None: the cut path is summed with live ones "
             "(a loop, a function call) before it reaches them"
-        )
+        ]
         return finding
     location = cause.location
     if location is None and cause.variant == "zero-weight":

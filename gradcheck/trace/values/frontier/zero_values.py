@@ -7,10 +7,12 @@ cause."""
 
 from __future__ import annotations
 
+from gradcheck.rules import classify_op
+from gradcheck.trace.diagnose.cuts import BLOCK
 from gradcheck.trace.record.dataflow import TAG_READ
 from gradcheck.trace.values.frontier.analysis import Analysis, Cause
 from gradcheck.trace.values.frontier.masks import select_zero
-from gradcheck.trace.values.frontier.ops import CLIPS, CONSTANTS, MASKS, PASS_THROUGH, PRODUCTS, SQUASH
+from gradcheck.trace.values.frontier.ops import CLIPS, CONSTANTS, MASKS, PASS_THROUGH, PRODUCTS, ROUNDING, SQUASH
 from gradcheck.trace.values.frontier.step import hard_threshold
 from gradcheck.trace.values.frontier.structure import jitter, off_by_structure
 
@@ -60,6 +62,10 @@ def zero_value(a: Analysis, k, consumer: int, depth: int = 0) -> Cause | None:
     if kind in SQUASH:
         reason = f"{kind.lower()} outputs exactly 0 on the whole batch (saturated)"
         return Cause("GC201", "saturated", p, consumer, reason, [], {"act": kind.lower()})
+    if kind in ROUNDING or (kind == "Cast" and op.inputs and not flow.is_differentiable(op.inputs[0])):
+        cut = cut_value(a, p)
+        if cut is not None:
+            return cut
     if kind in MASKS or (kind == "Cast" and op.inputs and not flow.is_differentiable(op.inputs[0])):
         reason = f"the mask {a.call_text(p)} is zero everywhere on the batch, so what it multiplies gets no gradient"
         return Cause("GC201", "zero-mask", p, consumer, reason)
@@ -89,7 +95,9 @@ def zero_value(a: Analysis, k, consumer: int, depth: int = 0) -> Cause | None:
         return None
     if kind in PASS_THROUGH:
         # A sum, a concatenation or a copy is structurally zero only when every part is:
-        # `prediction - y` is zero when the two agree on this batch, which is chance.
+        # `prediction - y` is zero when the two agree on this batch, which is chance. A part
+        # that is a zero-initialised bias the step trains (`dense(cut) + b`) adds nothing the
+        # other parts lack: the sum is zero for the structural reason of those parts.
         causes = []
         for d in op.data:
             v = a.value(d)
@@ -97,10 +105,59 @@ def zero_value(a: Analysis, k, consumer: int, depth: int = 0) -> Cause | None:
                 continue
             cause = zero_value(a, d, consumer, depth + 1) if not v.any() else None
             if cause is None:
+                if not v.any() and _trained_weight(a, d):
+                    continue
                 return None
             causes.append(cause)
         return causes[0] if causes else None
     return None
+
+
+def cut_value(a: Analysis, p: int) -> Cause | None:
+    """A value that is zero because an op with no gradient made it from the sources: an
+    integer cast (`tf.cast(tf.cast(h, tf.int32), h.dtype)` of activations in [0, 1)) or a
+    rounding of values the starved sources feed. That op cuts the path it is on (GC102,
+    GC103), and the zero it leaves, multiplying the sources' other paths (the similarities of
+    two views), zeroes those too: the cut is the cause, named with its own code. A mask made
+    by a comparison is no such cut: it is meant to pass nothing where it is closed (GC201)."""
+    flow = a.flow
+    mask = a.tensor_mask
+    if mask is None:
+        return None
+    i, hops = p, 0
+    while hops < 8:
+        op = flow.ops[i]
+        if op.type in MASKS:
+            return None
+        float_in = [k for k in op.data if flow.is_differentiable(k) and k not in flow.resources]
+        if op.type in ROUNDING or (op.type == "Cast" and float_in):
+            if float_in and any(mask(k) for k in float_in) and classify_op(op.type):
+                notes = [
+                    f"TensorFlow gives these variables zeros, not None: {a.call_text(i)} cuts one of their paths, "
+                    "and the value it leaves is 0 on the whole batch and multiplies their other paths"
+                ]
+                return Cause("GC1", "hidden-cut", i, p, "", notes, {"cut_kind": BLOCK})
+            return None
+        ints = [k for k in op.inputs if not flow.is_differentiable(k) and k in flow.producer]
+        if len(ints) != 1:
+            return None
+        i, hops = flow.producer[ints[0]], hops + 1
+    return None
+
+
+def _trained_weight(a: Analysis, k) -> bool:
+    """``k`` is a read of a source whose gradient is not zero: the first update moves it."""
+    p = a.flow.producer.get(k)
+    if p is None:
+        return False
+    op = a.flow.ops[p]
+    if not (op.tag == TAG_READ or op.type == "ReadVariableOp") or not op.inputs:
+        return False
+    handle = op.inputs[0]
+    if not any(s.key == handle for s in a.ctx.sources):
+        return False
+    g = a.grad(handle)
+    return g is not None and bool(g.any())
 
 
 def _zero_weight(a: Analysis, read_op: int, consumer: int) -> Cause | None:

@@ -1,0 +1,36 @@
+"""Real-world control 1062 (twin of case 1042).
+
+Source: https://github.com/tensorflow/tensorflow/issues/4914
+Fixed: the constant coefficient is taken out of the square root,
+`tf.sqrt(c) * tf.sqrt(rate)`, so a zero coefficient gives a zero (not NaN)
+gradient and the positive rates train normally.
+Setting: tf.Variable parameters fitted with a Keras optimizer in a custom GradientTape loop.
+"""
+import numpy as np
+import tensorflow as tf
+import keras
+
+rng = np.random.default_rng(0)
+n_sites = 8
+# per-site exposure; some sites were not exposed at all (exactly zero)
+c = tf.constant(rng.uniform(0.5, 2.0, size=n_sites) * (rng.random(n_sites) > 0.3), tf.float32)
+c = tf.tensor_scatter_nd_update(c, [[0]], [0.0])
+true_rate = rng.uniform(0.5, 1.5, size=n_sites).astype("float32")
+observed = tf.sqrt(c * true_rate) + 0.01 * rng.standard_normal(n_sites).astype("float32")
+
+rate = tf.Variable(tf.ones([n_sites]), name="rate")
+scale = tf.Variable(1.0, name="scale")
+optimizer = keras.optimizers.Adam(learning_rate=0.05)
+
+
+def objective():
+    predicted = scale * tf.sqrt(c) * tf.sqrt(rate)
+    return tf.reduce_sum(tf.square(predicted - observed))
+
+
+for step in range(20):
+    with tf.GradientTape() as tape:
+        loss = objective()
+    grads = tape.gradient(loss, [rate, scale])
+    optimizer.apply_gradients(zip(grads, [rate, scale]))
+print("final loss", float(objective()))
