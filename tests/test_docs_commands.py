@@ -327,6 +327,7 @@ NOT_OUTPUT = {
     ("docs/output-formats.md", "::error file=PATH"),
     ("docs/architecture.md", "gradcheck.__main__"),
     ("docs/architecture.md", "gradcheck/trace/"),
+    ("docs/architecture.md", "gradcheck/static/"),
     ("docs/architecture.md", "user code: tape.gradient"),
     ("docs/editors.md", '{\n  "glspc.server.command"'),  # an editor's settings
 }

@@ -227,7 +227,11 @@ def _index_variant(ctx: Context, cut: Cut) -> dict:
     flow = ctx.flow
     if flow.ops[cut.op].type == "ArgMin" and _distance(flow, flow.ops[cut.op].inputs[:1]):
         return {"variant": "nearest"}
-    if flow.ops[cut.op].type != "Where" and used_as_labels(flow, cut.op, {s.key for s in ctx.sources}):
+    if (
+        classify_op(flow.ops[cut.op].type) == "GC101"  # ids an index op made (a cast's ids index tables: 542)
+        and flow.ops[cut.op].type != "Where"
+        and used_as_labels(flow, cut.op, {s.key for s in ctx.sources})
+    ):
         return {"variant": "labels"}  # another network's labels: the one that made them needs its own loss
     keys = set(flow.ops[cut.op].outputs)
     compared = False

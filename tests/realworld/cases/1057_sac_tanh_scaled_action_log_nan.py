@@ -58,7 +58,7 @@ class ActorNetwork(keras.Model):
         return action, log_probs
 
 
-tf.random.set_seed(1)
+keras.utils.set_random_seed(1)  # the weights too (Keras 3 draws them from its own seed)
 max_action = 2.0  # Pendulum-v1 action bound
 actor = ActorNetwork(max_action=max_action)
 critic_1 = CriticNetwork(name="critic_1")
