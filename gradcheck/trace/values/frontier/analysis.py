@@ -37,6 +37,14 @@ class Cause:
         return (self.code, self.variant, self.blame)
 
 
+def union(masks) -> int:
+    """The sources any of ``masks`` names (their bitwise or)."""
+    out = 0
+    for mask in masks:
+        out |= mask
+    return out
+
+
 class Analysis:
     def __init__(self, checked, values) -> None:
         self.checked, self.values = checked, values

@@ -4,14 +4,11 @@ the loss does not depend on this input; in a traced function a cut gives zeros, 
 
 from __future__ import annotations
 
-import functools
-import operator
-
 from gradcheck.trace.diagnose.describe import op_label
 from gradcheck.trace.diagnose.loop_bodies import dropped_in_loop
 from gradcheck.trace.record import _tf
 from gradcheck.trace.record.dataflow import TAG_FUNCTION
-from gradcheck.trace.values.frontier.analysis import Analysis, Cause
+from gradcheck.trace.values.frontier.analysis import Analysis, Cause, union
 from gradcheck.trace.values.frontier.ops import LIST_OPS_PREFIX, LOOPS
 
 
@@ -53,7 +50,7 @@ def dropped_loops(a: Analysis, region: set[int], tensor_mask, mask: int) -> list
         op = a.flow.ops[c]
         if not mask or not (op.type in LOOPS or op.tag == TAG_FUNCTION):
             continue
-        behind = mask & functools.reduce(operator.or_, (tensor_mask(k) for k in op.outputs), 0)
+        behind = mask & union(tensor_mask(k) for k in op.outputs)
         cause = _dropped_cause(a, c) if behind else None
         if cause is not None:
             out.append((cause, behind))

@@ -11,7 +11,7 @@ from gradcheck.trace.diagnose.cut_findings import cut_finding
 from gradcheck.trace.diagnose.cuts import BLOCK, Cut
 from gradcheck.trace.diagnose.describe import chain, make, op_label
 from gradcheck.trace.values.checked import region as region_of
-from gradcheck.trace.values.frontier.analysis import Analysis, Cause
+from gradcheck.trace.values.frontier.analysis import Analysis, Cause, union
 from gradcheck.trace.values.frontier.hidden_cuts import hidden_cut_cut
 from gradcheck.trace.values.frontier.loops import dropped_loops
 from gradcheck.trace.values.layers import blame_location, weight_location
@@ -44,11 +44,9 @@ def report(a: Analysis, sources, find_causes, hidden=None) -> list[Finding]:
         unexplained = sum(bits.values()) & ~explained
         if unexplained:
             cuts = hidden(a, region, tensor_mask, unexplained, keys)
-            cut = 0
-            for _, mask in cuts:
-                cut |= mask
+            cut = union(mask for _, mask in cuts)
             causes = [(c, m if c is not None else m & ~cut) for c, m in causes] + cuts
-            rest = unexplained & ~cut & ~sum_masks(m for c, m in causes if c is None)
+            rest = unexplained & ~cut & ~union(m for c, m in causes if c is None)
             if rest:
                 causes += dropped_loops(a, region, tensor_mask, rest)
     # A source is reported only when every frontier on its paths is explained and
@@ -79,13 +77,6 @@ def report(a: Analysis, sources, find_causes, hidden=None) -> list[Finding]:
         named = [s for s in sources if mask & bits[s.key]]
         if named:
             out.append(_finding(a, cause, named, region))
-    return out
-
-
-def sum_masks(masks) -> int:
-    out = 0
-    for mask in masks:
-        out |= mask
     return out
 
 
