@@ -9,7 +9,9 @@ Each session runs the real-world cases (``tests/test_realworld.py``) and the smo
 (``SMOKE``) by default, or the pytest arguments given after ``--``; a Keras 3 session on the
 main combination's TensorFlow (whose cases the full suite runs) runs the smoke set only. ``keras='tf_keras'``
 sets ``TF_USE_LEGACY_KERAS=1`` (``tf.keras`` is Keras 2) and runs the Keras 2 cases and
-tests (marker ``keras2``); ``keras='3'`` runs the others.
+tests (marker ``keras2``); ``keras='3'`` runs the others. The oldest and newest tf_keras
+sessions (CI's) split the Keras 2 real-world cases between them, half each
+(``TF_KERAS_SHARDS``); given pytest arguments, a session runs what they name.
 
 Both Keras modes of one Python × TensorFlow pair share one virtual environment,
 ``.nox/pyX.Y-tfA.B`` (about 1.3–1.8 GB each; ``$GRADCHECK_NOX_ENVS/pyX.Y-tfA.B`` when set),
@@ -41,6 +43,9 @@ FIRST_TF = {"3.13": "2.20"}
 MAIN = ("3.11", "2.21")
 OLDEST = ("3.10", "2.16")
 NEWEST = ("3.13", "2.21")
+
+#: The Keras 2 real-world cases split between CI's two tf_keras sessions (tests/test_realworld.py).
+TF_KERAS_SHARDS = {OLDEST: "0/2", NEWEST: "1/2"}
 
 #: Fast tests that touch every layer a version change can break: the CLI and its child,
 #: eager and graph lines, fit, tf_keras, notebooks, argv, tf.distribute.
@@ -163,5 +168,9 @@ def matrix(session: nox.Session, py: str, tf: str, keras: str) -> None:
         # the full suite already runs every Keras 3 case on this TensorFlow (in CI's .venv):
         # on another Python, the smoke set covers what a Python version can break
         default = list(SMOKE)
+    if keras == "tf_keras" and not session.posargs and (py, tf) in TF_KERAS_SHARDS:
+        # CI's two tf_keras sessions each run half the Keras 2 cases (a fixed split by name):
+        # every case runs once per CI, on the oldest or the newest TensorFlow, in half the time
+        env["GRADCHECK_REALWORLD_SHARD"] = TF_KERAS_SHARDS[(py, tf)]
     args = session.posargs or ["-n", "2", "-m", marker, *default]
     session.run(python, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args, env=env, external=True)
