@@ -31,6 +31,7 @@ def build_net(name):
 model = build_net("student")
 model_ema = build_net("student_ema")
 model_ema.set_weights(model.get_weights())
+model_ema.trainable = False
 optimizer = keras.optimizers.Adam(1e-3)
 huber = keras.losses.Huber(delta=1.0)
 
