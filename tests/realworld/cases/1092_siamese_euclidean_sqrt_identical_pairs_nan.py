@@ -6,8 +6,8 @@ K.epsilon() guard from euclidean_distance: it returns K.sqrt(sum of squares).
 The data holds a few blank (all-zero) samples under different labels, so
 some negative pairs are two identical inputs: the distance is sqrt(0), the
 margin term still sends a gradient into it, and the sqrt backward pass is
-inf * 0 = NaN. The NaN reaches every encoder weight on the first update and
-the contrastive loss is NaN from then on.
+inf * 0 = NaN. The NaN reaches every encoder weight at the first batch that
+holds such a pair (the second step) and the loss is NaN from then on.
 Setting: tf_keras (Keras 2) subclassed Model with a custom train_step, model.fit().
 """
 import numpy as np

@@ -69,7 +69,7 @@ rng = np.random.default_rng(0)
 real_data = np.tanh(rng.normal(0.3, 0.5, size=(256, DIM))).astype("float32")
 
 gan = WGANGP()
-gan(np.zeros((1, LATENT), "float32"))
+gan.generator(np.zeros((1, LATENT), "float32"))
 gan.critic(real_data[:1])
 gan.compile(d_optimizer=keras.optimizers.Adam(1e-4, beta_1=0.5, beta_2=0.9),
             g_optimizer=keras.optimizers.Adam(1e-4, beta_1=0.5, beta_2=0.9))
