@@ -162,8 +162,9 @@ def _message(payload: dict) -> bytes:
 
 
 def test_shutdown_and_exit_end_the_server_with_0_and_no_tensorflow():
-    """A client speaking JSON-RPC over the server's stdio by hand: initialize, open, shutdown,
-    exit; the process ends with 0, and never imported TensorFlow."""
+    """A client speaking JSON-RPC over the server's stdio by hand: initialize, open, shutdown
+    and, once it is answered, exit; what was read is published before the answer, the
+    process ends with 0, and it never imported TensorFlow."""
     probe = (
         "import runpy, sys, atexit\n"
         "atexit.register(lambda: sys.stderr.write('tensorflow loaded: %s\\n' % ('tensorflow' in sys.modules)))\n"
@@ -186,18 +187,38 @@ def test_shutdown_and_exit_end_the_server_with_0_and_no_tensorflow():
             },
         },
         {"jsonrpc": "2.0", "id": 2, "method": "shutdown"},
-        {"jsonrpc": "2.0", "method": "exit"},
     ]
-    proc = subprocess.run(
+    proc = subprocess.Popen(
         [sys.executable, "-c", probe],
-        input=b"".join(_message(m) for m in messages),
-        capture_output=True,
-        timeout=60,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
     )
-    assert proc.returncode == 0, proc.stderr.decode()
-    assert b'"code": "GC101"' in proc.stdout.replace(b'"code":"GC101"', b'"code": "GC101"')
-    assert "tensorflow loaded: False" in proc.stderr.decode()
+    try:
+        proc.stdin.write(b"".join(_message(m) for m in messages))
+        proc.stdin.flush()
+        received = []
+        while not received or received[-1].get("id") != 2:
+            received.append(_receive(proc.stdout))
+        proc.stdin.write(_message({"jsonrpc": "2.0", "method": "exit"}))
+        proc.stdin.close()
+        assert proc.wait(timeout=60) == 0, proc.stderr.read().decode()
+    finally:
+        proc.kill()
+    published = [m for m in received if m.get("method") == "textDocument/publishDiagnostics"]
+    assert [d["code"] for m in published for d in m["params"]["diagnostics"]] == ["GC101"]
+    assert "tensorflow loaded: False" in proc.stderr.read().decode()
+
+
+def _receive(stream) -> dict:
+    """One JSON-RPC message from the server's stdout."""
+    length = 0
+    while (line := stream.readline()) not in (b"\r\n", b"\n", b""):
+        if line.lower().startswith(b"content-length:"):
+            length = int(line.split(b":")[1])
+    assert length, "the server closed its output"
+    return json.loads(stream.read(length))
 
 
 def test_unknown_argument_is_one_line_and_exit_2():
