@@ -141,7 +141,7 @@ async def test_a_buffer_that_does_not_parse_keeps_the_last_diagnostics(client: L
         )
     )
     client.text_document_did_save(types.DidSaveTextDocumentParams(types.TextDocumentIdentifier(uri)))
-    await asyncio.sleep(0.5)  # past the debounce
+    await asyncio.sleep(0.5)  # the half-typed text is read meanwhile (a change after it is read after it)
     # a round trip: the server has handled the change and the save by now
     await client.text_document_code_action_async(
         types.CodeActionParams(
