@@ -48,8 +48,10 @@ class GradcheckServer(LanguageServer):
         self.buffers: dict[str, Buffer] = {}
         self.reading: dict[str, asyncio.Task] = {}  # the read under way, per document
         self.changed: set[str] = set()  # documents changed since their read under way began
-        self.findings: dict[str, list[Finding]] = {}
-        # one thread: reads run one at a time (a buffer is not shared between threads)
+        self.findings: dict[str, list[Finding]] = {}  # the last published, per document
+        self.published: dict[str, int | None] = {}  # the version of the text they are of
+        # one thread: reads and quick fixes run one at a time (the static engine and a
+        # buffer are never used by two threads at once)
         self.worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="gradcheck-read")
 
     def settings(self, path: str) -> Config:
@@ -89,6 +91,7 @@ class GradcheckServer(LanguageServer):
         if found is None:
             return
         self.findings[uri] = found
+        self.published[uri] = version
         diagnostics = [diagnostic(f) for f in found]
         self.text_document_publish_diagnostics(
             types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics, version=version)
@@ -103,6 +106,7 @@ class GradcheckServer(LanguageServer):
         self.buffers.pop(uri, None)
         self.changed.discard(uri)
         self.findings.pop(uri, None)
+        self.published.pop(uri, None)
         self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
 
 
@@ -154,18 +158,23 @@ def build() -> GradcheckServer:
         types.TEXT_DOCUMENT_CODE_ACTION,
         types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix]),
     )
-    def code_action(ls: GradcheckServer, params: types.CodeActionParams) -> list[types.CodeAction]:
+    async def code_action(ls: GradcheckServer, params: types.CodeActionParams) -> list[types.CodeAction]:
         uri = params.text_document.uri
         asked = [d for d in params.context.diagnostics if d.source == "gradcheck"]
+        doc = ls.workspace.get_text_document(uri)
+        if ls.published.get(uri) != doc.version:
+            return []  # the findings are of an older text: the fixes come with the next diagnostics
         found = ls.findings.get(uri, [])
         wanted = {(d.code, d.range.start.line + 1) for d in asked}
         chosen = [f for f in found if (f.code, f.line) in wanted]
         if not chosen:
             return []
-        doc = ls.workspace.get_text_document(uri)
         path = to_fs_path(uri) or uri
         actions = []
-        for fix in document.quick_fixes(doc.source, path, chosen, ls.settings(path)):
+        fixes = await asyncio.get_running_loop().run_in_executor(
+            ls.worker, document.quick_fixes, doc.source, path, chosen, ls.settings(path)
+        )
+        for fix in fixes:
             edits = [
                 types.TextEdit(types.Range(types.Position(e.start, 0), types.Position(e.end, 0)), e.text)
                 for e in fix.edits
