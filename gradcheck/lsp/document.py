@@ -14,10 +14,14 @@ import shutil
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from gradcheck import config as config_file
 from gradcheck.findings import CHECKED, FileResult, Finding
 from gradcheck.suppress import file_is_suppressed, line_suppresses
+
+if TYPE_CHECKING:
+    from gradcheck.static.incremental import Buffer
 
 
 @dataclass(frozen=True)
@@ -45,15 +49,18 @@ def settings_for(path: str) -> config_file.Config:
     return config_file.load(Path(path).parent)
 
 
-def findings(text: str, path: str, settings: config_file.Config | None = None) -> list[Finding] | None:
+def findings(
+    text: str, path: str, settings: config_file.Config | None = None, buffer: Buffer | None = None
+) -> list[Finding] | None:
     """The findings the command line would report for ``path`` holding ``text``; None while
-    the text does not parse (the user is typing: the last findings stand)."""
+    the text does not parse (the user is typing: the last findings stand). ``buffer`` is the
+    document's, whose last tree is reused (the findings are the same)."""
     from gradcheck.static import check_text
 
     settings = settings if settings is not None else settings_for(path)
     if settings.is_excluded(Path(path)) or file_is_suppressed(text):
         return []
-    found = check_text(text, path)
+    found = buffer.check(text, path) if buffer is not None else check_text(text, path)
     if isinstance(found, str):
         return None
     lines = text.splitlines()

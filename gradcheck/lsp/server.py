@@ -1,11 +1,16 @@
 """``gradcheck lsp``: a Language Server Protocol server over stdio (pygls).
 
-It runs the static engine on ``didOpen``, ``didChange`` (debounced) and ``didSave``, and
-publishes each finding as a diagnostic (``code`` GCxxx, ``source`` "gradcheck", the rule's
+It runs the static engine on ``didOpen``, ``didChange`` and ``didSave``, and publishes each finding as a diagnostic (``code`` GCxxx, ``source`` "gradcheck", the rule's
 severity, the message and its fix). Where ``gradcheck --static --diff`` has a verified
 patch, the finding gets a quick-fix code action. ``# noqa`` and ``[tool.gradcheck]`` (the
 nearest ``pyproject.toml`` above the file) are honoured as on the command line. Never
 imports TensorFlow, never runs the user's code.
+
+A change is read at once when no read of that document is under way; changes that come
+while one is are read together, once it ends (a burst of keystrokes costs at most one read
+more than its last keystroke). Reads run in a worker thread, so the server keeps taking
+messages meanwhile, and each document keeps its :class:`~gradcheck.static.incremental.Buffer`
+(the tree of its last text, reused where an edit left it alone).
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import sys
+from concurrent.futures import ThreadPoolExecutor
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
@@ -23,10 +29,7 @@ from gradcheck._version import __version__
 from gradcheck.config import Config, ConfigError
 from gradcheck.findings import Finding
 from gradcheck.lsp import document
-
-#: Seconds a change waits for the next one before the file is read again: a burst of
-#: keystrokes is read once, and a pause as short as this shows the diagnostics.
-DEBOUNCE = 0.05
+from gradcheck.static.incremental import Buffer
 
 _SEVERITY = {
     "error": types.DiagnosticSeverity.Error,
@@ -38,12 +41,18 @@ _log = logging.getLogger("gradcheck.lsp")
 
 
 class GradcheckServer(LanguageServer):
-    """The server: one pending read per document, the last findings kept per document."""
+    """The server: per open document its buffer, the read under way, and the last findings."""
 
     def __init__(self) -> None:
         super().__init__("gradcheck", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
-        self.pending: dict[str, asyncio.Task] = {}
-        self.findings: dict[str, list[Finding]] = {}
+        self.buffers: dict[str, Buffer] = {}
+        self.reading: dict[str, asyncio.Task] = {}  # the read under way, per document
+        self.changed: set[str] = set()  # documents changed since their read under way began
+        self.findings: dict[str, list[Finding]] = {}  # the last published, per document
+        self.published: dict[str, int | None] = {}  # the version of the text they are of
+        # one thread: reads and quick fixes run one at a time (the static engine and a
+        # buffer are never used by two threads at once)
+        self.worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="gradcheck-read")
 
     def settings(self, path: str) -> Config:
         try:
@@ -53,37 +62,51 @@ class GradcheckServer(LanguageServer):
             return Config()
 
     def read(self, uri: str) -> None:
-        """Check the document's current text and publish what is found (while the text does
-        not parse, the last diagnostics stand)."""
-        doc = self.workspace.get_text_document(uri)
-        path = to_fs_path(uri) or uri
-        found = document.findings(doc.source, path, self.settings(path))
+        """Check the document's current text and publish what is found: now if no read of it
+        is under way, else once that read ends (while the text does not parse, the last
+        diagnostics stand)."""
+        if uri in self.reading:
+            self.changed.add(uri)
+            return
+        self.reading[uri] = asyncio.get_running_loop().create_task(self._read(uri))
+
+    async def _read(self, uri: str) -> None:
+        try:
+            while True:
+                doc = self.workspace.get_text_document(uri)
+                text, version, path = doc.source, doc.version, to_fs_path(uri) or uri
+                buffer = self.buffers.setdefault(uri, Buffer())
+                settings = self.settings(path)
+                found = await asyncio.get_running_loop().run_in_executor(
+                    self.worker, document.findings, text, path, settings, buffer
+                )
+                if uri in self.changed:  # what was read is already old: read the text as it is now
+                    self.changed.discard(uri)
+                    continue
+                if uri not in self.buffers:  # closed meanwhile (and not opened again)
+                    return
+                break
+        finally:
+            self.reading.pop(uri, None)
         if found is None:
             return
         self.findings[uri] = found
+        self.published[uri] = version
         diagnostics = [diagnostic(f) for f in found]
         self.text_document_publish_diagnostics(
-            types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics, version=doc.version)
+            types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics, version=version)
         )
 
-    def read_later(self, uri: str) -> None:
-        """Read the document once no change has come for :data:`DEBOUNCE` seconds."""
-        earlier = self.pending.pop(uri, None)
-        if earlier is not None:
-            earlier.cancel()
-
-        async def wait_then_read() -> None:
-            await asyncio.sleep(DEBOUNCE)
-            self.pending.pop(uri, None)
-            self.read(uri)
-
-        self.pending[uri] = asyncio.get_running_loop().create_task(wait_then_read())
+    async def settle(self) -> None:
+        """Wait for the reads under way (and those they start again) to publish."""
+        while self.reading:
+            await asyncio.gather(*self.reading.values(), return_exceptions=True)
 
     def forget(self, uri: str) -> None:
-        task = self.pending.pop(uri, None)
-        if task is not None:
-            task.cancel()
+        self.buffers.pop(uri, None)
+        self.changed.discard(uri)
         self.findings.pop(uri, None)
+        self.published.pop(uri, None)
         self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
 
 
@@ -116,11 +139,16 @@ def build() -> GradcheckServer:
 
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(ls: GradcheckServer, params: types.DidChangeTextDocumentParams) -> None:
-        ls.read_later(params.text_document.uri)
+        ls.read(params.text_document.uri)
 
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
     def did_save(ls: GradcheckServer, params: types.DidSaveTextDocumentParams) -> None:
         ls.read(params.text_document.uri)
+
+    @server.feature(types.SHUTDOWN)
+    async def shutdown(ls: GradcheckServer, *args) -> None:
+        # what was read is published before the server says it is done
+        await ls.settle()
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: GradcheckServer, params: types.DidCloseTextDocumentParams) -> None:
@@ -130,18 +158,23 @@ def build() -> GradcheckServer:
         types.TEXT_DOCUMENT_CODE_ACTION,
         types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix]),
     )
-    def code_action(ls: GradcheckServer, params: types.CodeActionParams) -> list[types.CodeAction]:
+    async def code_action(ls: GradcheckServer, params: types.CodeActionParams) -> list[types.CodeAction]:
         uri = params.text_document.uri
         asked = [d for d in params.context.diagnostics if d.source == "gradcheck"]
+        doc = ls.workspace.get_text_document(uri)
+        if ls.published.get(uri) != doc.version:
+            return []  # the findings are of an older text: the fixes come with the next diagnostics
         found = ls.findings.get(uri, [])
         wanted = {(d.code, d.range.start.line + 1) for d in asked}
         chosen = [f for f in found if (f.code, f.line) in wanted]
         if not chosen:
             return []
-        doc = ls.workspace.get_text_document(uri)
         path = to_fs_path(uri) or uri
         actions = []
-        for fix in document.quick_fixes(doc.source, path, chosen, ls.settings(path)):
+        fixes = await asyncio.get_running_loop().run_in_executor(
+            ls.worker, document.quick_fixes, doc.source, path, chosen, ls.settings(path)
+        )
+        for fix in fixes:
             edits = [
                 types.TextEdit(types.Range(types.Position(e.start, 0), types.Position(e.end, 0)), e.text)
                 for e in fix.edits

@@ -17,6 +17,7 @@ import os
 import re
 import tokenize
 import warnings
+from collections.abc import Callable
 
 from gradcheck import sourcefile
 from gradcheck.findings import CHECKED, ERROR, CheckError, FileResult, Finding
@@ -29,6 +30,9 @@ from gradcheck.static.program import BudgetExceeded
 _MAY_TRAIN_WORDS = ("gradient", "GradientTape", "compile", "minimize", "jacobian", "train_on_batch")
 _FIT = re.compile(r"\bfit\b")
 
+
+#: ``ast.parse`` as the checks call it: the tree of a source shown as a path, or why there is none.
+Parser = Callable[[str, str], "ast.Module | str"]
 
 #: How the static rules name a line in their messages and notes.
 _LINE_WORD = re.compile(r"(?<![\w.])line (\d+)\b")
@@ -53,11 +57,13 @@ def check_source(source: str, path: str = "<string>") -> list[Finding]:
     return found if isinstance(found, list) else []
 
 
-def check_text(source: str, path: str) -> list[Finding] | str:
+def check_text(source: str, path: str, parse: Parser | None = None) -> list[Finding] | str:
     """Findings for ``source`` shown as ``path`` (an editor's unsaved buffer), or why it
-    cannot be read (one line: a syntax error while the user types). Never executes it."""
+    cannot be read (one line: a syntax error while the user types). Never executes it.
+    ``parse`` stands in for ``ast.parse`` (the language server's, which reuses the tree of
+    the buffer's previous text: ``incremental``); it must give the same tree or message."""
     with _collector_paused():
-        return _parse_and_analyze(source, path, analyse=may_train(source))
+        return _parse_and_analyze(source, path, analyse=may_train(source), parse=parse or _parse)
 
 
 def check_file(path: str, function: str | None = None) -> FileResult:
@@ -127,12 +133,12 @@ def check_notebook(path: str) -> FileResult:
 
 
 def _parse_and_analyze(
-    source: str, path: str, analyse: bool = True, function: str | None = None
+    source: str, path: str, analyse: bool = True, function: str | None = None, parse: Parser | None = None
 ) -> list[Finding] | str:
     """The findings, or why the file cannot be checked (one line). The tree and everything
     the analysis built are freed (by reference counting) when this returns, before the
     cyclic collector is enabled again: its first pass then finds little to walk."""
-    tree = _parse(source, path)
+    tree = (parse or _parse)(source, path)
     if not isinstance(tree, ast.Module):
         return tree
     names = _module_names(tree) if function is not None else None
