@@ -67,14 +67,18 @@ def read(program: Program, roots: list[Path], fetch: bool = True, path: str | No
 
 def sibling_files(program: Program, roots: list[Path]) -> dict[str, str]:
     """The program's ``files`` (its repository's own modules), by their path relative to the
-    program's folder, read from the program's commit."""
+    program's folder, read from the program's commit. An entry is a path, or ``{path, edits}``
+    for a module that needs the edits a program gets (a dataset download it makes)."""
+    from benchmarks.mutation import adapt  # libcst: only when a program has files
+
     here = posixpath.dirname(program.path)
     out = {}
-    for f in program.files:
+    for entry in program.files:
+        f, edits = (entry, []) if isinstance(entry, str) else (entry["path"], entry.get("edits", []))
         rel = posixpath.relpath(f, here or ".")
         if rel.startswith("../") or posixpath.isabs(rel):
             raise SourceUnavailable(f"{f}: not under the program's folder {here or '.'}")
-        out[rel] = read(program, roots, path=f)
+        out[rel] = adapt.adapt(read(program, roots, path=f), edits)
     return out
 
 
