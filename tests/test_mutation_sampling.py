@@ -48,9 +48,24 @@ def test_families_are_taken_in_turn_each_in_its_order():
     order = [OPERATORS[n] for n in ("argmax_output", "round_output", "tanh_saturate", "floor_output", "clip_softmax")]
     names = [op.name for op in sampling.by_family(order)]
     assert names == ["argmax_output", "tanh_saturate", "round_output", "clip_softmax", "floor_output"]
+    rotated = [op.name for op in sampling.by_family(order, 1)]  # each family rotated by one
+    assert rotated == ["round_output", "clip_softmax", "floor_output", "tanh_saturate", "argmax_output"]
+    assert sampling.rotation("p") == sampling.rotation("p") != sampling.rotation("q")
+    # the shapes a program has at fewest places first (ties: the rotated order)
+    sites = {"argmax_output": 5, "round_output": 1, "floor_output": 5, "tanh_saturate": 4, "clip_softmax": 2}
+    rare = [op.name for op in sampling.by_family(order, 0, lambda op: sites[op.name])]
+    assert rare == ["round_output", "clip_softmax", "argmax_output", "tanh_saturate", "floor_output"]
     assert sampling.family(OPERATORS["remove_stop_gradient"]) == "degenerate"
     assert sampling.family(OPERATORS["remove_log_epsilon"]) == "degenerate"  # GC204
     assert sampling.family(OPERATORS["drop_loss_term"]) == "GC1xx"
+    assert sampling.family(OPERATORS["custom_gradient_upstream"]) == "GC1xx"  # GC112 first
+    assert sampling.family(OPERATORS["custom_gradient_derivative"]) == "degenerate"  # GC301
+
+
+def test_a_family_without_sites_does_not_hand_its_turns_to_the_other_one_first():
+    order = [OPERATORS[n] for n in ("argmax_output", "round_output", "floor_output", "tanh_saturate", "clip_softmax")]
+    no_tanh = sampling.by_family(order, 0, lambda op: int(op.name != "tanh_saturate"))
+    assert [op.name for op in no_tanh][:2] == ["argmax_output", "clip_softmax"]
 
 
 def test_an_edit_sits_on_the_lines_it_rewrote_or_between_the_code_lines_around_an_insertion():
@@ -85,21 +100,19 @@ def test_a_sampled_operator_tries_its_next_site_only_while_tensorflow_finds_the_
     st = _state(tmp_path)
     ops = [OPERATORS[n] for n in ("argmax_output", "tanh_saturate", "round_output")]
     bench.make_jobs(st, ops, sample=2, max_sites=2, sample_twins=1, ran=RAN)
-    assert [(j.kind, j.operator) for j in st.jobs] == [
-        ("mutant", "argmax_output"),  # one operator of each family
-        ("mutant", "tanh_saturate"),
-        ("twin", "argmax_output"),
-    ]
-    assert min(st.jobs[2].lines) > 12  # the twin too, where the run went
-    first = st.jobs[0]
+    mutants = [j for j in st.jobs if j.kind == "mutant"]
+    assert sorted(sampling.family(OPERATORS[j.operator]) for j in mutants) == ["GC1xx", "degenerate"]
+    twins = [j for j in st.jobs if j.kind == "twin"]
+    assert len(twins) == 1 and min(twins[0].lines) > 12  # the twin too, where the run went
+    first = next(j for j in mutants if sampling.family(OPERATORS[j.operator]) == "GC1xx")
     assert min(first.lines) > 12 and first.path.is_file()
     first.verdict = {"class": "no-effect"}
     again = bench.next_attempt(st, first)
-    assert again is not None and again.operator == "argmax_output" and again.site != first.site
+    assert again is not None and again.operator == first.operator and again.site != first.site
     assert again.path.is_file() and again in st.jobs
     again.verdict = {"class": "equivalent"}
     assert bench.next_attempt(st, again) is None  # --max-sites 2: no third site
-    valid = st.jobs[1]
+    valid = next(j for j in mutants if j is not first)
     valid.verdict = {"class": "valid"}
     assert bench.next_attempt(st, valid) is None
 

@@ -73,8 +73,9 @@ def make_jobs(
     """One job per mutant site and per twin, each in its own file beside ``original.py``.
 
     Every site is counted (``st.census``). With ``sample``, only that many operators of the
-    program are sampled, the two families in turn, in an order rotated by ``rotation`` (the
-    program's index), so a sampled run still spreads over every operator; each sampled
+    program are sampled, the two families in turn, each family's order rotated by the
+    program's own offset (``sampling.rotation``), so a sampled run still spreads over every
+    operator; each sampled
     operator runs one mutant, at the first site the original reached (``ran``: its lines that
     ran, from the probe; ``sampling``), and keeps its next ``max_sites - 1`` sites in
     ``st.next_sites`` for when TensorFlow finds a mutant not valid. Likewise ``sample_twins``.
@@ -96,7 +97,9 @@ def make_jobs(
             chosen += [("twin", op, t) for t in op.twins(st.source, twins_per_operator)]
     else:
         ran = ran or set()
-        picked = [op for op in sampling.by_family(order) if st.census[op.name]][:sample]
+        picked = sampling.by_family(operators, sampling.rotation(st.program.name), lambda op: st.census[op.name])[
+            :sample
+        ]
         for op in picked:
             sites = op.mutants(st.source, limit=SITE_SCAN)
             if PHASE is not None:
@@ -328,6 +331,6 @@ def benchmark(
                         progress("more", 1)
                     submit(st, nxt)
                 done_count += 1
-                if checkpoint and done_count % 10 == 0:  # a long run can be stopped without losing what it measured
+                if checkpoint:  # a long run can be stopped without losing what it measured
                     checkpoint(states)
     return states

@@ -11,34 +11,58 @@ python (the probe), never by what gradcheck says:
 - **a site that cuts nothing hands its operator's turn on.** A mutant that is not valid by
   TensorFlow's truth (equivalent, no effect, crashed) is followed by the operator's next site,
   up to ``--max-sites`` sites per operator (``bench.benchmark`` runs them one after another);
-- **both families are sampled.** The operators are taken by family in turn (no gradient:
-  GC1xx; degenerate: GC2xx, GC204, GC3xx), each family in the rotated order, so a sample of
-  six holds three of each when the program has sites for both (``by_family``).
+- **both families are sampled, rare shapes first.** The operators that have sites in the
+  program are taken by family in turn (no gradient: GC1xx; degenerate: GC2xx, GC204, GC3xx),
+  so a sample of six holds three of each when the program has sites for three of each; in a
+  family, the operators with the fewest sites in the program come first (a ``stop_gradient``
+  or an epsilon the program has at one place, before the shapes every forward call offers),
+  ties in the family's order rotated by an offset of the program's own (``rotation``, from its
+  name), so the programs of a tranche spread over each family's operators (``by_family``).
 """
 
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterable, Sequence
+import zlib
+from collections.abc import Callable, Iterable, Sequence
 
 from benchmarks.mutation.operators import Mutation, Operator
 
 
 def family(op: Operator) -> str:
-    """``"GC1xx"`` when every code the operator expects is a no-gradient code, else ``"degenerate"``."""
-    return "GC1xx" if all(c.startswith("GC1") for c in op.codes) else "degenerate"
+    """``"GC1xx"`` when the operator's first expected code is a no-gradient code (its bug starves
+    a variable: ``custom_gradient_upstream``'s GC112 with GC301 beside it), else ``"degenerate"``
+    (GC2xx, GC204, GC3xx: the gradient arrives but is wrong or useless)."""
+    return "GC1xx" if op.codes[0].startswith("GC1") else "degenerate"
 
 
-def by_family(order: Sequence[Operator]) -> list[Operator]:
-    """The operators in ``order``, the two families taken in turn (each keeps its own order)."""
+def by_family(
+    operators: Sequence[Operator], rotation: int = 0, sites: Callable[[Operator], int] = lambda op: 1
+) -> list[Operator]:
+    """The operators with ``sites`` in the program, the two families taken in turn. In each
+    family the operators with the fewest sites come first (a shape the program has at one
+    place, a ``stop_gradient`` or an epsilon, before one every forward call offers), ties in
+    the family's order rotated by ``rotation`` (a program's own offset), so that a sample's
+    first N holds as many of each family as the program has, and the rare shapes are sampled
+    where they exist."""
     groups: dict[str, list[Operator]] = {}
-    for op in order:
+    for op in operators:
         groups.setdefault(family(op), []).append(op)
-    lists = [groups[f] for f in ("GC1xx", "degenerate") if f in groups]
+    lists = []
+    for f in ("GC1xx", "degenerate"):
+        g = groups.get(f, [])
+        g = g[rotation % len(g) :] + g[: rotation % len(g)] if g else []
+        lists.append(sorted((op for op in g if sites(op) > 0), key=sites))  # stable: ties keep the rotation
     out: list[Operator] = []
     for i in range(max((len(g) for g in lists), default=0)):
         out += [g[i] for g in lists if i < len(g)]
     return out
+
+
+def rotation(program: str) -> int:
+    """A program's offset in each family's list of operators: from its name, so that the
+    same program samples the same operators whichever part of a run it is in."""
+    return zlib.crc32(program.encode("utf-8"))
 
 
 def _code_line(lines: list[str], i: int, step: int) -> int | None:
