@@ -25,10 +25,19 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--markdown", type=Path, help="write the tables and the grid here (markdown)")
     ap.add_argument("--workdir", type=Path, help="keep the generated files here (default: a temp dir)")
     ap.add_argument(
-        "--max-sites", type=int, help="at most this many mutants per operator and program (default: every site)"
+        "--max-sites",
+        type=int,
+        help="at most this many mutants per operator and program (default: every site); with --sample, "
+        "the sites a sampled operator tries one after another (those the original reached first) until "
+        "TensorFlow finds its mutant valid (default 1)",
     )
     ap.add_argument("--twins", type=int, default=1, help="twins per operator and program (default 1)")
-    ap.add_argument("--sample", type=int, help="at most N mutants per program, one per operator, rotated over programs")
+    ap.add_argument(
+        "--sample",
+        type=int,
+        help="at most N operators per program, the no-gradient and degenerate families in turn, "
+        "rotated over programs; one valid mutant each (see --max-sites)",
+    )
     ap.add_argument("--sample-twins", type=int, help="at most N twins per program (rotated like --sample)")
     ap.add_argument(
         "--cached-truth",

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import tempfile
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from benchmarks.mutation import adapt as adapt_mod
-from benchmarks.mutation import run, score, sources
+from benchmarks.mutation import run, sampling, score, sources
 from benchmarks.mutation.manifest import Program
 from benchmarks.mutation.operators import OPERATORS, Mutation, Operator
 
@@ -24,6 +24,9 @@ class ProgramState:
     original: run.Job | None = None
     jobs: list[run.Job] = field(default_factory=list)
     census: dict[str, int] = field(default_factory=dict)  # every site, run or not
+    #: a sampled operator's further sites, by the key of the mutant now running: tried in turn
+    #: while TensorFlow finds the mutant before them not valid (``--max-sites`` with ``--sample``)
+    next_sites: dict[str, list[Mutation]] = field(default_factory=dict)
 
 
 def prepare(program: Program, roots: list[Path], workdir: Path) -> ProgramState:
@@ -44,6 +47,13 @@ def prepare(program: Program, roots: list[Path], workdir: Path) -> ProgramState:
         return st
     d = workdir / program.name
     d.mkdir(parents=True, exist_ok=True)
+    try:
+        for rel, text in sources.sibling_files(program, roots).items():
+            (d / rel).parent.mkdir(parents=True, exist_ok=True)
+            (d / rel).write_text(text, encoding="utf-8")
+    except sources.SourceUnavailable as e:
+        st.skipped = f"source unavailable: {e}"
+        return st
     path = d / "original.py"
     path.write_text(st.source, encoding="utf-8")
     st.original = run.Job(program.name, "original", "-", 0, path, timeout=program.timeout, env=program.env)
@@ -58,15 +68,19 @@ def make_jobs(
     sample: int | None = None,
     sample_twins: int | None = None,
     rotation: int = 0,
+    ran: set[int] | None = None,
 ) -> None:
     """One job per mutant site and per twin, each in its own file beside ``original.py``.
 
-    Every site is counted (``st.census``). With ``sample``, only that many mutants of the
-    program are run, one per operator in an order rotated by ``rotation`` (the program's
-    index), so a sampled run still spreads over every operator; likewise ``sample_twins``.
+    Every site is counted (``st.census``). With ``sample``, only that many operators of the
+    program are sampled, the two families in turn, each family's order rotated by the
+    program's own offset (``sampling.rotation``), so a sampled run still spreads over every
+    operator; each sampled
+    operator runs one mutant, at the first site the original reached (``ran``: its lines that
+    ran, from the probe; ``sampling``), and keeps its next ``max_sites - 1`` sites in
+    ``st.next_sites`` for when TensorFlow finds a mutant not valid. Likewise ``sample_twins``.
     """
     assert st.source is not None and st.original is not None
-    d = st.original.path.parent
     if sample is None:
         muts = {op.name: op.mutants(st.source) for op in operators}
         st.census = {name: len(ms) for name, ms in muts.items()}
@@ -78,33 +92,55 @@ def make_jobs(
     chosen: list[tuple[str, Operator, Mutation]] = []
     if sample is None:
         chosen += [("mutant", op, m) for op in operators for m in muts[op.name][:max_sites]]
+        twin_ops = order if sample_twins is None else [op for op in order if st.census[op.name]][:sample_twins]
+        for op in twin_ops:
+            chosen += [("twin", op, t) for t in op.twins(st.source, twins_per_operator)]
     else:
-        picked = [op for op in order if st.census[op.name]][:sample]
-        if PHASE is None:
-            chosen += [("mutant", op, m) for op in picked for m in op.mutants(st.source, limit=1)]
-        else:
-            for op in picked:
-                chosen += [("mutant", op, m) for m in op.mutants(st.source) if _in_phase(st.source, m)][:1]
-    twin_ops = order if sample_twins is None else [op for op in order if st.census[op.name]][:sample_twins]
-    for op in twin_ops:
-        chosen += [("twin", op, t) for t in op.twins(st.source, twins_per_operator)]
+        ran = ran or set()
+        picked = sampling.by_family(operators, sampling.rotation(st.program.name), lambda op: st.census[op.name])[
+            :sample
+        ]
+        for op in picked:
+            sites = op.mutants(st.source, limit=SITE_SCAN)
+            if PHASE is not None:
+                sites = [m for m in sites if _in_phase(st.source, m)]
+            sites = sampling.ranked(sites, st.source, ran)[: max(max_sites or 1, 1)]
+            if sites:
+                chosen.append(("mutant", op, sites[0]))
+                st.next_sites[f"{st.program.name}/mutant/{op.name}/{sites[0].site}"] = sites[1:]
+        twin_ops = order if sample_twins is None else [op for op in order if st.census[op.name]][:sample_twins]
+        for op in twin_ops:
+            twins = sampling.ranked(op.twins(st.source, SITE_SCAN), st.source, ran)
+            chosen += [("twin", op, t) for t in twins[:twins_per_operator]]
     for kind, op, m in chosen:
-        path = d / f"{kind}_{op.name}_{m.site}.py"
-        path.write_text(m.source, encoding="utf-8")
-        st.jobs.append(
-            run.Job(
-                st.program.name,
-                kind,
-                op.name,
-                m.site,
-                path,
-                m.lines,
-                op.codes,
-                m.detail,
-                st.program.timeout,
-                st.program.env,
-            )
-        )
+        st.jobs.append(_job(st, kind, op, m))
+
+
+#: how many of an operator's sites a sampled run ranks (those the run reached first)
+SITE_SCAN = 24
+
+
+def _job(st: ProgramState, kind: str, op: Operator, m: Mutation) -> run.Job:
+    """The mutant's (or twin's) file, written beside ``original.py``, and its job."""
+    assert st.original is not None
+    path = st.original.path.parent / f"{kind}_{op.name}_{m.site}.py"
+    path.write_text(m.source, encoding="utf-8")
+    return run.Job(
+        st.program.name, kind, op.name, m.site, path, m.lines, op.codes, m.detail, st.program.timeout, st.program.env
+    )
+
+
+def next_attempt(st: ProgramState, job: run.Job) -> run.Job | None:
+    """The sampled operator's next site when TensorFlow found ``job`` not valid (None: none left,
+    or the mutant was valid, or its truth is unknown)."""
+    rest = st.next_sites.pop(job.key, None)
+    cls = job.verdict.get("class")
+    if not rest or cls in (None, "valid"):
+        return None
+    nxt = _job(st, "mutant", OPERATORS[job.operator], rest[0])
+    st.next_sites[nxt.key] = rest[1:]
+    st.jobs.append(nxt)
+    return nxt
 
 
 CACHED_ONLY = False  # set by --cached-truth: never run a probe, use only cached ground truth
@@ -233,23 +269,43 @@ def benchmark(
     if progress:
         progress("total", len(live))
     with ThreadPoolExecutor(max_workers=jobs) as pool:
-        # The originals run while the mutants are written (libcst is not fast).
+        # The originals run while the mutants are written (libcst is not fast); a sampled run
+        # writes a program's mutants once its original has run (the sites it reached go first).
         futs = {
             st.program.name: pool.submit(_run_original, st.original, static)
             for st in live
             if not _restore(st.original, resume)
         }
-        derived = []
-        for i, st in enumerate(live):
-            make_jobs(st, operators, twins, max_sites, sample, sample_twins, rotation=i * 3)
-            if progress:
-                progress("more", len(st.jobs))
+        rotation = {st.program.name: i * 3 for i, st in enumerate(live)}
+        if sample is None:
+            for st in live:
+                make_jobs(st, operators, twins, max_sites, sample, sample_twins, rotation[st.program.name])
+                if progress:
+                    progress("more", len(st.jobs))
+        derived: dict[Future, tuple[ProgramState, run.Job]] = {}
+
+        def submit(st: ProgramState, job: run.Job) -> None:
+            """Run the job, or take it from ``resume``; a not-valid sampled mutant's next site follows."""
+            while job is not None and _restore(job, resume):
+                if progress:
+                    progress("advance", 1)
+                job = next_attempt(st, job)
+                if job is not None and progress:
+                    progress("more", 1)
+            if job is not None:
+                derived[pool.submit(_run_derived, job, st.original, static)] = (st, job)
+
         for st in live:
             if st.program.name in futs:
                 futs[st.program.name].result()
             if progress:
                 progress("advance", 1)
             assert st.original is not None
+            if sample is not None and st.original.verdict["runs"]:
+                ran = set((st.original.probe or {}).get("lines") or [])
+                make_jobs(st, operators, twins, max_sites, sample, sample_twins, rotation[st.program.name], ran)
+                if progress:
+                    progress("more", len(st.jobs))
             if not st.original.verdict["runs"]:
                 probe = st.original.probe or {}
                 crash = probe.get("crash") or {}
@@ -259,13 +315,22 @@ def benchmark(
                 if progress:
                     progress("advance", len(st.jobs))
                 continue
-            derived += [pool.submit(_run_derived, j, st.original, static) for j in st.jobs if not _restore(j, resume)]
-            if progress:
-                progress("advance", sum(1 for j in st.jobs if j.verdict))
-        for i, fut in enumerate(as_completed(derived), 1):
-            fut.result()
-            if progress:
-                progress("advance", 1)
-            if checkpoint and i % 10 == 0:  # a long run can be stopped without losing what it measured
-                checkpoint(states)
+            for j in list(st.jobs):
+                submit(st, j)
+        done_count = 0
+        while derived:
+            finished, _ = wait(list(derived), return_when=FIRST_COMPLETED)
+            for fut in finished:
+                st, job = derived.pop(fut)
+                fut.result()
+                if progress:
+                    progress("advance", 1)
+                nxt = next_attempt(st, job)
+                if nxt is not None:
+                    if progress:
+                        progress("more", 1)
+                    submit(st, nxt)
+                done_count += 1
+                if checkpoint:  # a long run can be stopped without losing what it measured
+                    checkpoint(states)
     return states

@@ -36,6 +36,11 @@ class Program:
     #: the original's expected finding"): ``{code = "GC203", report = "https://..."}``. A
     #: finding on the original with one of these codes is its expected finding, not a false alarm.
     known_bugs: list[dict[str, str]] = field(default_factory=list)
+    #: the repository's other files the program imports (its own modules), by their path in the
+    #: repository: read from the same commit at run time and written beside the program, under
+    #: their path relative to the program's folder, so that ``from unet_model import ...`` finds them;
+    #: ``{path = ..., edits = [...]}`` for a module that needs edits too (its dataset download)
+    files: list[Any] = field(default_factory=list)
 
 
 def load(path: Path = PROGRAMS) -> list[Program]:

@@ -4,6 +4,7 @@ filled with ``git`` where the network allows. Nothing read here is stored in the
 from __future__ import annotations
 
 import os
+import posixpath
 import subprocess
 from pathlib import Path
 
@@ -31,16 +32,21 @@ def _trees(root: Path, repo: str) -> list[Path]:
     return [b for b in (root / f"{owner}+{name}", root / name, root / owner / name) if b.is_dir()]
 
 
-def read(program: Program, roots: list[Path], fetch: bool = True) -> str:
-    """The program's file at its commit, from the first root that has it."""
+def read(program: Program, roots: list[Path], fetch: bool = True, path: str | None = None) -> str:
+    """The program's file (or the repository's file ``path``) at its commit, from the first root that has it."""
     if program.local is not None:
+        if path is not None:  # our own programs' modules: beside them, as in the repository's folder
+            return (program.local.parent / posixpath.relpath(path, posixpath.dirname(program.path) or ".")).read_text(
+                encoding="utf-8"
+            )
         return program.local.read_text(encoding="utf-8")
     assert program.repo and program.commit
+    path = program.path if path is None else path
     errors = []
     for root in roots:
         for gd in _git_dirs(root, program.repo):
             proc = subprocess.run(
-                ["git", "--git-dir", str(gd), "show", f"{program.commit}:{program.path}"],
+                ["git", "--git-dir", str(gd), "show", f"{program.commit}:{path}"],
                 capture_output=True,
                 text=True,
             )
@@ -48,15 +54,32 @@ def read(program: Program, roots: list[Path], fetch: bool = True) -> str:
                 return proc.stdout
             errors.append(f"{gd}: {proc.stderr.strip()[:200]}")
         for tree in _trees(root, program.repo):
-            f = tree / program.path
+            f = tree / path
             if f.is_file() and not (tree / "HEAD").is_file():
                 return f.read_text(encoding="utf-8")
     if fetch:
         err = _clone(program.repo, program.commit)
         if err is None:
-            return read(program, [DEFAULT_CACHE], fetch=False)
+            return read(program, [DEFAULT_CACHE], fetch=False, path=path)
         errors.append(err)
-    raise SourceUnavailable(f"{program.repo}@{program.commit[:10]}:{program.path} not found ({'; '.join(errors[-2:])})")
+    raise SourceUnavailable(f"{program.repo}@{program.commit[:10]}:{path} not found ({'; '.join(errors[-2:])})")
+
+
+def sibling_files(program: Program, roots: list[Path]) -> dict[str, str]:
+    """The program's ``files`` (its repository's own modules), by their path relative to the
+    program's folder, read from the program's commit. An entry is a path, or ``{path, edits}``
+    for a module that needs the edits a program gets (a dataset download it makes)."""
+    from benchmarks.mutation import adapt  # libcst: only when a program has files
+
+    here = posixpath.dirname(program.path)
+    out = {}
+    for entry in program.files:
+        f, edits = (entry, []) if isinstance(entry, str) else (entry["path"], entry.get("edits", []))
+        rel = posixpath.relpath(f, here or ".")
+        if rel.startswith("../") or posixpath.isabs(rel):
+            raise SourceUnavailable(f"{f}: not under the program's folder {here or '.'}")
+        out[rel] = adapt.adapt(read(program, roots, path=f), edits)
+    return out
 
 
 _CLONE_FAILED: dict[str, str] = {}

@@ -8,6 +8,10 @@ gradient call site repeats (the second training step has begun), or a few second
 first record, so no program trains to the end. Records go to ``$GCM_PROBE_OUT`` (JSON),
 rewritten after every event so a crash loses nothing.
 
+It also records which lines of the program ran (``lines``), in the code TensorFlow traces too
+(autograph's converted copies, mapped back to the program's lines): the site sampler
+(``benchmarks/mutation/sampling.py``) prefers sites the run reached.
+
 With ``GCM_PROBE_PHASES=1`` (a program that trains in more than one phase) a repeated site
 does not end the run: the program goes on, and every gradient call site is recorded at its
 first call, with its training *phase*: 1 for the sites first called before any site repeated,
@@ -33,7 +37,8 @@ _GRACE = float(os.environ.get("GCM_PROBE_GRACE", "8"))
 _PHASES = os.environ.get("GCM_PROBE_PHASES") == "1"
 if _PHASES:
     _GRACE = float(os.environ.get("GCM_PROBE_GRACE", "20"))
-_STATE: dict = {"records": [], "traced": [], "crash": None, "exit": "end", "stops": {}}
+_STATE: dict = {"records": [], "traced": [], "crash": None, "exit": "end", "stops": {}, "lines": []}
+_LINES: set = set()  # the program's lines that ran (a set while running; a list in the dump)
 _SEEN_EXEC: set = set()
 _PHASE = {"phase": 1, "repeated": False, "last_new": 0.0}
 _LOCK = threading.Lock()
@@ -43,6 +48,7 @@ def _dump() -> None:
     if not _OUT:
         return
     tmp = _OUT + ".tmp"
+    _STATE["lines"] = sorted(_LINES)
     with open(tmp, "w", encoding="utf-8") as f:
         json.dump(_STATE, f)
     os.replace(tmp, _OUT)
@@ -249,6 +255,61 @@ def _excepthook(tp, value, tb) -> None:
     _previous_hook(tp, value, tb)
 
 
+#: autograph's converted copies of the program's functions: their file -> {their line: the program's line}
+_AG_LINES: dict = {}
+_IS_PROGRAM: dict = {}
+
+
+def _program_file(filename: str) -> bool:
+    known = _IS_PROGRAM.get(filename)
+    if known is None:
+        known = _IS_PROGRAM[filename] = os.path.realpath(filename) == _PROGRAM
+    return known
+
+
+def _line_tracer(frame, event, arg):
+    if event == "line":
+        filename = frame.f_code.co_filename
+        if _program_file(filename):
+            _LINES.add(frame.f_lineno)
+        else:
+            line = _AG_LINES.get(filename, {}).get(frame.f_lineno)
+            if line is not None:
+                _LINES.add(line)
+    return _line_tracer
+
+
+def _call_tracer(frame, event, arg):
+    """Trace lines only in the program's own frames (and autograph's copies of them)."""
+    filename = frame.f_code.co_filename
+    if filename in _AG_LINES or _program_file(filename):
+        return _line_tracer
+    return None
+
+
+def _patch_autograph() -> None:
+    """Map the lines of every function autograph converts back to the program's lines: in a
+    traced step (``fit``, ``tf.function``) the program's code runs as autograph's copy."""
+    from tensorflow.python.autograph.impl import api
+
+    original = api._convert_actual
+    if getattr(original, "_gcm_probe", False):
+        return
+
+    def convert(entity, program_ctx):
+        transformed = original(entity, program_ctx)
+        try:
+            for loc, origin in (getattr(transformed, "ag_source_map", None) or {}).items():
+                if _program_file(origin.loc.filename):
+                    _AG_LINES.setdefault(loc.filename, {})[loc.lineno] = origin.loc.lineno
+        except Exception:  # noqa: BLE001 - the probe must never change the program's behaviour
+            traceback.print_exc()
+        return transformed
+
+    convert._gcm_probe = True
+    api._convert_actual = convert
+
+
 class _TfHook:
     """Patch TensorFlow the moment the program imports it (never earlier: the program may set
     TF_USE_LEGACY_KERAS or KERAS_BACKEND first)."""
@@ -270,6 +331,7 @@ class _TfHook:
             try:
                 module.random.set_seed(0)
                 _patch(module)
+                _patch_autograph()
             except Exception:  # noqa: BLE001
                 traceback.print_exc()
 
@@ -318,6 +380,9 @@ elif _OUT:
     _previous_hook = sys.excepthook
     sys.excepthook = _excepthook
     sys.meta_path.insert(0, _TfHook())
+    if _PROGRAM:
+        sys.settrace(_call_tracer)
+        threading.settrace(_call_tracer)
     import atexit
 
     atexit.register(lambda: _dump())
