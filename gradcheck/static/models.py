@@ -149,6 +149,9 @@ class Models:
         program = self.program
         if program.model_like(cls):
             token = program.fresh(node, "model", cls.name)
+            program.ctor_args[token] = (list(args or ()), dict(kwargs or {}))
+            if _false(keyword(node, "trainable")):  # ``Head(backbone, trainable=False)``: Keras's own keyword
+                program.frozen.add(token)
             for _attr, call, _method in program.weight_assignments(cls):
                 if _false(keyword(call, "trainable")):
                     program.stateful.setdefault(token, call)

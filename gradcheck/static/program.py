@@ -115,6 +115,8 @@ class Program:
     eager_births: set[str] = field(default_factory=set)  # layers called somewhere outside a ``tf.function``
     activations: dict[str, object] = field(default_factory=dict)  # layer -> its ``activation=`` function
     param_values: dict[ast.AST, dict[str, list[Value]]] = field(default_factory=dict)  # def -> param -> passed
+    #: instance of a class of the file -> the arguments its constructor call passed (args, kwargs)
+    ctor_args: dict[str, tuple[list[Value], dict[str, Value]]] = field(default_factory=dict)
     index_uses: dict[object, IndexUse] = field(default_factory=dict)  # int value/origin -> its use
     #: tape item -> watched name -> (its binding before the watch, the watch's line)
     latent: dict[ast.AST, dict[str, tuple[ast.AST, int]]] = field(default_factory=dict)
@@ -237,6 +239,7 @@ class Program:
                 self.sequential,
                 self.outputs,
                 self.wrapped,
+                self.ctor_args,
             ):
                 if key in table:
                     table.setdefault(name, table[key])
@@ -272,6 +275,7 @@ class Program:
         for table in (
             *(self.int_origins, self.stateful, self.activations, self.sequential, self.parts, self.outputs),
             self.wrapped,
+            self.ctor_args,
         ):
             table.pop(name, None)
         self.registered = {key for key in self.registered if key[0] != name}

@@ -206,8 +206,28 @@ class Resolver:
         ):
             program.kinds.setdefault(name, "model")
             found = Value(models=frozenset((name,)))
+        if found.models and self._frozen_arguments(instance, prefix, values):
+            program.frozen.update(found.models)
         cache[key] = found
         return found
+
+    def _frozen_arguments(self, instance: Instance, prefix: str, values: list[tuple[ast.AST, ast.AST | None]]) -> bool:
+        """``self.<attr> = <parameter>`` in the constructor, and every such parameter given a
+        model made non-trainable by the call that built this instance (``Head(backbone,
+        trainable=False)``, or a backbone set ``trainable = False`` before): what ``fit``'s
+        request leaves out (a momentum encoder updated by assignment, never by the optimizer)."""
+        program = self.program
+        passed = program.ctor_args.get(prefix)
+        init = program.find_method(instance.cls, "__init__")
+        if passed is None or init is None:
+            return False
+        for value, method in values:
+            if method is not init or not _unknown_parameter(value, method):
+                return False
+            given = _bound_argument(method, value.id, *passed)
+            if given is None or not given.models or not given.models <= program.frozen:
+                return False
+        return True
 
     def _from_subclass(self, instance: Instance, base: Value, prefix: str, attr: str) -> Value | None:
         """``self.<attr>`` as the constructor of the file's one subclass of ``instance``'s
@@ -293,6 +313,15 @@ class Resolver:
                 scope.vars[param.arg] = value if value is not EMPTY else _UNSEEN_VALUE
         scope.vars["self"] = instance
         return scope
+
+
+def _bound_argument(method: ast.AST, param: str, args: list[Value], kwargs: dict[str, Value]) -> Value | None:
+    """What a call ``Cls(*args, **kwargs)`` passes to ``param`` of its ``__init__``."""
+    if param in kwargs:
+        return kwargs[param]
+    positional = [p.arg for p in (*method.args.posonlyargs, *method.args.args)][1:]  # after ``self``
+    index = positional.index(param) if param in positional else len(args)
+    return args[index] if index < len(args) else None
 
 
 def _unknown_parameter(value: ast.AST | None, method: ast.AST) -> bool:
