@@ -68,9 +68,7 @@ with tf.GradientTape() as tape:
 grads = tape.gradient(loss, model.trainable_variables)
 optimizer.apply_gradients(zip(grads, model.trainable_variables))"""
 _SPELLINGS = {
-    "tf_keras": dict(
-        imports="import tensorflow as tf", keras="tf.keras", stop="tf.stop_gradient", ops="tf.math"
-    ),
+    "tf_keras": dict(imports="import tensorflow as tf", keras="tf.keras", stop="tf.stop_gradient", ops="tf.math"),
     "keras3": dict(
         imports="import keras\nimport tensorflow as tf",
         keras="keras",
@@ -113,6 +111,113 @@ for _sp, _words in _SPELLINGS.items():
                     passed=_passed,
                     train=_train.format(**_words),
                 )
+
+
+# --- item 4: a ``compute_loss`` override is the inside of fit's tape -----------------------
+# ``fit``'s ``train_step`` calls ``compute_loss`` under its tape (Keras 3 by keyword, tf_keras
+# by position) and asks for every trainable variable of the model: the teacher kept in
+# ``self.teacher`` (passed to the constructor) included. Its forward pass there trains it, so
+# a host escape, an index op or a rounding on the teacher's path, or its term dropped from the
+# loss, starve it. Frozen before ``fit``, it is not asked for: nothing to report.
+
+_DISTILLER = """\
+import numpy as np
+{imports}
+
+
+class Distiller({keras}.Model):
+    def __init__(self, student, teacher):
+        super().__init__()
+        self.teacher = teacher
+        self.student = student
+
+    def compile(self, optimizer, student_loss_fn, distillation_loss_fn, alpha=0.1, temperature=3):
+        super().compile(optimizer=optimizer)
+        self.student_loss_fn = student_loss_fn
+        self.distillation_loss_fn = distillation_loss_fn
+        self.alpha = alpha
+        self.temperature = temperature
+
+    def compute_loss(self, {signature}):
+        teacher_pred = {teacher}{mark_teacher}
+        student_loss = self.student_loss_fn({y}, {y_pred})
+        distillation_loss = self.distillation_loss_fn({mark_dead}
+            {ops}.softmax({soft} / self.temperature, axis=1),{mark_soft}
+            {ops}.softmax({y_pred} / self.temperature, axis=1),
+        )
+        loss = {loss}
+        return loss
+
+    def call(self, x):
+        return self.student(x)
+
+
+teacher = {keras}.Sequential([{keras}.layers.Dense(8, activation="relu"), {keras}.layers.Dense(4)])
+student = {keras}.Sequential([{keras}.layers.Dense(4)])
+{frozen}
+distiller = Distiller({passed})
+distiller.compile(
+    optimizer="adam",
+    student_loss_fn={keras}.losses.SparseCategoricalCrossentropy(from_logits=True),
+    distillation_loss_fn={keras}.losses.KLDivergence(),
+    alpha=0.1,
+    temperature=10,
+)
+distiller.fit(np.zeros((16, 16), "float32"), np.zeros((16,), "int32"), epochs=1)
+"""
+_KERAS3 = dict(
+    imports="import keras",
+    keras="keras",
+    ops="keras.ops",
+    signature="x=None, y=None, y_pred=None, sample_weight=None, training=True",
+    y="y",
+    y_pred="y_pred",
+)
+_TF_KERAS = dict(  # tf_keras passes them by position: other names work there
+    imports="import tensorflow as tf",
+    keras="tf.keras",
+    ops="tf.nn",
+    signature="data, labels, predictions, sample_weight=None",
+    y="labels",
+    y_pred="predictions",
+)
+_BOTH = "self.alpha * student_loss + (1 - self.alpha) * distillation_loss"
+_CUTS = {  # name -> (teacher, soft, loss, which line is marked, code)
+    "predict": ("self.teacher.predict({x}, verbose=0)", "teacher_pred", _BOTH, "teacher", "GC105"),
+    "numpy": ("self.teacher({x}).numpy()", "teacher_pred", _BOTH, "teacher", "GC105"),
+    "np-call": ("np.asarray(self.teacher({x}))", "teacher_pred", _BOTH, "teacher", "GC105"),
+    "round": ("self.teacher({x})", "{round}(teacher_pred)", _BOTH, "soft", "GC102"),
+    # the dead end: the term computed from the teacher, never read again
+    "dropped-term": ("self.teacher({x})", "teacher_pred", "self.alpha * student_loss", "dead", "GC108"),
+}
+for _sp, _words in (("keras3", _KERAS3), ("tf_keras", _TF_KERAS)):
+    _x = "x" if _sp == "keras3" else "data"
+    _round = "keras.ops.round" if _sp == "keras3" else "tf.math.round"
+    for _passed in ("student, teacher", "student=student, teacher=teacher"):
+        _kw = "kw" if "=" in _passed else "pos"
+
+        def _distiller(teacher, soft, loss, marked="", code="", frozen=""):
+            return _DISTILLER.format(
+                **_words,
+                teacher=teacher.format(x=_x),
+                soft=soft.format(round=_round),
+                loss=loss,
+                mark_teacher=f"  # expect: {code}" if marked == "teacher" else "",
+                mark_soft=f"  # expect: {code}" if marked == "soft" else "",
+                mark_dead=f"  # expect: {code}" if marked == "dead" else "",
+                frozen=frozen,
+                passed=_passed,
+            )
+
+        VALID[f"distiller-{_sp}-{_kw}"] = _distiller("self.teacher({x})", "teacher_pred", _BOTH)
+        VALID[f"distiller-stopped-frozen-teacher-{_sp}-{_kw}"] = _distiller(
+            "self.teacher({x})", "teacher_pred", _BOTH, frozen="teacher.trainable = False"
+        )
+        for _name, (_teacher, _soft, _loss, _marked, _code) in _CUTS.items():
+            INVALID[f"distiller-{_name}-{_sp}-{_kw}"] = _distiller(_teacher, _soft, _loss, _marked, _code)
+            VALID[f"distiller-{_name}-frozen-teacher-{_sp}-{_kw}"] = _distiller(
+                _teacher, _soft, _loss, frozen="teacher.trainable = False"
+            )
 
 
 @pytest.mark.parametrize("source", [pytest.param(s, id=k) for k, s in INVALID.items()])

@@ -476,6 +476,9 @@ class Models:
                     program.compiled.append((node, loss, receiver))
                 for token in receiver.models:
                     program.compile_losses[token] = loss
+                own = self._own_compile(receiver)
+                if own is not None:  # an override keeps what it is given (``self.alpha = alpha``)
+                    self.call_function(own, args, kwargs, node)
             if attr in _TRAIN and self.tape is None and node not in program.fit_nodes:
                 program.fit_nodes.add(node)
                 program.fits.append((node, receiver))
@@ -500,6 +503,15 @@ class Models:
                     program.add_part(token, part)
             return EMPTY
         return None
+
+    def _own_compile(self, model: Value) -> FuncRef | None:
+        """The ``compile`` a model class of the file overrides (a distiller's, given its
+        losses and weights), to run as the file calls it."""
+        ref = model.ref
+        if not isinstance(ref, Instance) or not self.program.analysable(ref.cls):
+            return None
+        method = self.program.find_method(ref.cls, "compile")
+        return None if method is None else FuncRef(method, self.program.module_scope, model)
 
     def _named_layer(self, node: ast.Call, model: Value) -> Value | None:
         """``model.get_layer("conv")``: the layer built with ``name="conv"``, when the model is

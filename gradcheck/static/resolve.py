@@ -190,11 +190,18 @@ class Resolver:
                     if method.name == "__init__" and _unknown_parameter(value, method):
                         # ``self.G = generator``, a parameter: what the one subclass whose
                         # constructor calls this one passes (``GAN.__init__(self, g, d)``)
-                        written = self._from_subclass(instance, base, prefix, attr) or written
+                        written = (
+                            self._from_caller(instance, prefix, value, method)
+                            or self._from_subclass(instance, base, prefix, attr)
+                            or written
+                        )
                     found_values.append(written)
             else:
-                interp = self._construction(method, model, value)
-                found_values.append(interp.eval(value, self._method_scope(method, base)))
+                passed = self._passed_to(method, value)
+                if passed is None:
+                    interp = self._construction(method, model, value)
+                    passed = interp.eval(value, self._method_scope(method, base))
+                found_values.append(passed)
         found = join(program.rename(v, name) for v in found_values)
         if (not found.models and not found.flow and found.ref is None and model_name(attr)) or (
             # set from a constructor parameter (unknown here) and called on tensors in a model class
@@ -228,6 +235,31 @@ class Resolver:
             if given is None or not given.models or not given.models <= program.frozen:
                 return False
         return True
+
+    def _from_caller(self, instance: Instance, prefix: str, value: ast.Name, method: ast.AST) -> Value | None:
+        """``self.<attr> = <parameter>`` in the constructor the file's call of the class ran
+        (``Distiller(student=student, teacher=teacher)``): the model that call passed. A Keras
+        model tracks the models kept in its attributes: they are parts of it, their variables
+        among those ``fit`` asks for. None: no such call seen, or it passed no model."""
+        program = self.program
+        passed = program.ctor_args.get(prefix)
+        if passed is None or method is not program.find_method(instance.cls, "__init__"):
+            return None
+        given = _bound_argument(method, value.id, *passed)
+        if given is None:
+            return None
+        for model in given.models:
+            program.add_part(prefix, model)
+        return given
+
+    def _passed_to(self, method: ast.AST | None, value: ast.AST | None) -> Value | None:
+        """``self.<attr> = <parameter>`` in a method the file calls itself (a ``compile``
+        override given the losses and weights): what those calls passed. None: not a
+        parameter, or no call of the file's was followed."""
+        if method is None or not _unknown_parameter(value, method):
+            return None
+        passed = self.program.param_values.get(method, {}).get(value.id)
+        return join(passed) if passed else None
 
     def _from_subclass(self, instance: Instance, base: Value, prefix: str, attr: str) -> Value | None:
         """``self.<attr>`` as the constructor of the file's one subclass of ``instance``'s
