@@ -220,6 +220,93 @@ for _sp, _words in (("keras3", _KERAS3), ("tf_keras", _TF_KERAS)):
             )
 
 
+# --- item 6: ``.variables`` of a model whose class the file cannot read -------------------
+# ``from gan import Discriminator``: nothing says what the class holds, but the step asks for
+# ``m.variables`` and applies the gradients to ``m.trainable_variables``: the two lists differ
+# by the non-trainable variables (a BatchNormalization's statistics), whose gradients are None.
+# A class the file shows is judged by what it holds; a request and an update that agree, or a
+# ``.variables`` with no trainable list beside it, say nothing.
+
+_UNTYPED = """\
+import numpy as np
+import tensorflow as tf
+{imports}
+
+{made}
+optimizer = tf.keras.optimizers.Adam()
+
+
+{decorator}
+def train_step(x, y):
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_mean(tf.square({name}(x, training=True) - y))
+    {request}
+    {update}
+    return loss
+
+
+train_step(np.zeros((8, 4), "float32"), np.zeros((8, 1), "float32"))
+"""
+_SEEN_CLASS = """\
+class Critic(tf.keras.Model):
+    def __init__(self):
+        super().__init__()
+        self.hidden = tf.keras.layers.Dense(8, activation="relu")
+        self.out = tf.keras.layers.Dense(1)
+
+    def call(self, x, training=None):
+        return self.out(self.hidden(x))
+
+
+critic = Critic()"""
+_SEEN_MODULE = """\
+class Critic(tf.Module):
+    def __init__(self):
+        super().__init__()
+        self.w = tf.Variable(tf.ones((4, 1)))
+        self.b = tf.Variable(tf.zeros((1,)))
+
+    def __call__(self, x, training=None):
+        return tf.matmul(x, self.w) + self.b
+
+
+critic = Critic()"""
+_APPLY = "optimizer.apply_gradients(zip(grads, {name}.{trainable}))"
+for _name, _imports, _made in (
+    ("discriminator", "from gan import Discriminator", "discriminator = Discriminator()"),
+    ("model", "from models import build_model", "model = build_model(4)"),
+):
+    for _all, _trainable in (("variables", "trainable_variables"), ("weights", "trainable_weights")):
+        for _decorator in ("", "@tf.function"):
+            _id = f"{_name}-{_all}-{'graph' if _decorator else 'eager'}"
+
+            def _untyped(request, update, *, _name=_name, _imports=_imports, _made=_made, _decorator=_decorator):
+                return _UNTYPED.format(
+                    imports=_imports, made=_made, name=_name, decorator=_decorator, request=request, update=update
+                )
+
+            _update = _APPLY.format(name=_name, trainable=_trainable)
+            INVALID[f"untyped-{_id}"] = _untyped(
+                f"grads = tape.gradient(loss, {_name}.{_all})  # expect: GC115", _update
+            )
+            INVALID[f"untyped-bound-{_id}"] = _untyped(
+                f"params = {_name}.{_all}  # expect: GC115\n    grads = tape.gradient(loss, params)", _update
+            )
+            VALID[f"untyped-trainable-{_id}"] = _untyped(f"grads = tape.gradient(loss, {_name}.{_trainable})", _update)
+            VALID[f"untyped-no-trainable-list-{_id}"] = _untyped(
+                f"grads = tape.gradient(loss, {_name}.{_all})", f"optimizer.apply_gradients(zip(grads, {_name}.{_all}))"
+            )
+for _seen, _class in (("keras-model", _SEEN_CLASS), ("tf-module", _SEEN_MODULE)):
+    VALID[f"seen-class-all-trainable-{_seen}"] = _UNTYPED.format(
+        imports="",
+        made=_class,
+        name="critic",
+        decorator="",
+        request="grads = tape.gradient(loss, critic.variables)",
+        update=_APPLY.format(name="critic", trainable="trainable_variables"),
+    )
+
+
 @pytest.mark.parametrize("source", [pytest.param(s, id=k) for k, s in INVALID.items()])
 def test_invalid_shape_is_found_exactly(source):
     assert expected(source), "an invalid shape must mark its culprits"
