@@ -307,6 +307,56 @@ for _seen, _class in (("keras-model", _SEEN_CLASS), ("tf-module", _SEEN_MODULE))
     )
 
 
+# --- item 7: where GC110 points (the trace engine's convention) -------------------------
+# The trace engine names an unwatched tensor where it was made: the last assignment to its
+# name before the request, else the request itself (a parameter of the step: the attack's
+# ``delta``). The static engine points at the same line; the tape's body, where the watch
+# goes, is what the fix says.
+
+_PGD = """\
+import numpy as np
+import tensorflow as tf
+
+model = tf.keras.Sequential([tf.keras.layers.Flatten(), tf.keras.layers.Dense(10)])
+loss_fn = tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+
+
+{decorator}
+def pgd_step(x, y, delta, alpha=0.01, epsilon=0.1):
+    {made}
+    with tf.GradientTape() as tape:
+        {watch}
+        loss = loss_fn(y, model(x + delta))
+    grad = tape.gradient(loss, delta){mark_request}
+    return tf.clip_by_value(delta + alpha * tf.sign(grad), -epsilon, epsilon)
+
+
+x = np.random.rand(4, 8, 8).astype("float32")
+y = np.zeros((4,), "int32")
+delta = pgd_step(x, y, tf.zeros_like(x))
+"""
+for _decorator in ("", "@tf.function"):
+    _mode = "graph" if _decorator else "eager"
+    INVALID[f"pgd-parameter-unwatched-{_mode}"] = _PGD.format(
+        decorator=_decorator, made="", watch="pass", mark_request="  # expect: GC110"
+    )
+    INVALID[f"pgd-local-unwatched-{_mode}"] = _PGD.format(
+        decorator=_decorator,
+        made="delta = tf.random.uniform(tf.shape(x), -epsilon, epsilon)  # expect: GC110",
+        watch="pass",
+        mark_request="",
+    )
+    VALID[f"pgd-parameter-watched-{_mode}"] = _PGD.format(
+        decorator=_decorator, made="", watch="tape.watch(delta)", mark_request=""
+    )
+    VALID[f"pgd-local-watched-{_mode}"] = _PGD.format(
+        decorator=_decorator,
+        made="delta = tf.random.uniform(tf.shape(x), -epsilon, epsilon)",
+        watch="tape.watch(delta)",
+        mark_request="",
+    )
+
+
 @pytest.mark.parametrize("source", [pytest.param(s, id=k) for k, s in INVALID.items()])
 def test_invalid_shape_is_found_exactly(source):
     assert expected(source), "an invalid shape must mark its culprits"
