@@ -357,6 +357,85 @@ for _decorator in ("", "@tf.function"):
     )
 
 
+# --- batch 16 (1060): an optimizer's update inside a tape that is asked again -------------
+# ``apply_gradients(zip(grads, copy.trainable_variables))`` under the outer tape writes into
+# the copy's variables: the query loss read from them afterwards holds the inner gradients by
+# assignment, no path back to the meta-model (GC113 at the update). Fast weights computed as
+# tensors train it; an update after the tape's last request, or between two requests of a
+# persistent tape whose losses were computed before it, changes nothing asked.
+
+_MAML = """\
+import numpy as np
+import tensorflow as tf
+
+
+def make():
+    return tf.keras.Sequential([tf.keras.layers.Dense(8, activation="relu"), tf.keras.layers.Dense(1)])
+
+
+model = make()
+model.build((None, 1))
+inner = tf.keras.optimizers.SGD(0.01)
+outer = tf.keras.optimizers.Adam(0.001)
+
+
+{decorator}
+def meta_step(x, y, x_test, y_test):
+    with tf.GradientTape() as test_tape:
+        with tf.GradientTape() as train_tape:
+            train_loss = tf.reduce_mean(tf.square(model(x) - y))
+        gradients = train_tape.gradient(train_loss, model.trainable_variables)
+{inner}
+    meta_gradients = test_tape.gradient(test_loss, model.trainable_variables)
+    outer.apply_gradients(zip(meta_gradients, model.trainable_variables))
+    return test_loss
+
+
+x = np.random.rand(10, 1).astype("float32")
+meta_step(x, x, x, x)
+"""
+_COPY_APPLY = """\
+        copy = make()
+        copy.build((None, 1))
+        {apply}  # expect: GC113
+        test_loss = tf.reduce_mean(tf.square(copy(x_test) - y_test))"""
+_FAST_WEIGHTS = """\
+        kernel, bias, kernel2, bias2 = [v - 0.01 * g for v, g in zip(model.trainable_variables, gradients)]
+        hidden = tf.nn.relu(tf.matmul(x_test, kernel) + bias)
+        test_loss = tf.reduce_mean(tf.square(tf.matmul(hidden, kernel2) + bias2 - y_test))"""
+for _decorator in ("", "@tf.function"):
+    _mode = "graph" if _decorator else "eager"
+    for _spelling, _apply in (
+        ("positional", "inner.apply_gradients(zip(gradients, copy.trainable_variables))"),
+        ("keyword", "inner.apply_gradients(grads_and_vars=zip(gradients, copy.trainable_weights))"),
+    ):
+        INVALID[f"maml-copy-apply-gradients-{_spelling}-{_mode}"] = _MAML.format(
+            decorator=_decorator, inner=_COPY_APPLY.format(apply=_apply)
+        )
+    VALID[f"maml-fast-weights-{_mode}"] = _MAML.format(decorator=_decorator, inner=_FAST_WEIGHTS)
+
+_PLAIN_LOOP = """\
+import numpy as np
+import tensorflow as tf
+
+generator = tf.keras.Sequential([tf.keras.layers.Dense(4)])
+discriminator = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+g_opt, d_opt = tf.keras.optimizers.Adam(), tf.keras.optimizers.Adam()
+z = np.random.rand(8, 2).astype("float32")
+for step in range(3):
+    with tf.GradientTape(persistent=True) as tape:
+        fake = generator(z)
+        d_loss = tf.reduce_mean(discriminator(fake))
+        g_loss = -d_loss
+        d_grads = tape.gradient(d_loss, discriminator.trainable_variables)
+        d_opt.apply_gradients(zip(d_grads, discriminator.trainable_variables))
+        g_grads = tape.gradient(g_loss, generator.trainable_variables)
+        g_opt.apply_gradients(zip(g_grads, generator.trainable_variables))
+    del tape
+"""
+VALID["apply-gradients-inside-the-tape-after-the-losses"] = _PLAIN_LOOP
+
+
 @pytest.mark.parametrize("source", [pytest.param(s, id=k) for k, s in INVALID.items()])
 def test_invalid_shape_is_found_exactly(source):
     assert expected(source), "an invalid shape must mark its culprits"

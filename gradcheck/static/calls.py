@@ -452,6 +452,13 @@ class Calls:
                     for token in made.flow:
                         self.program.added_weights.setdefault(layer, {})[token] = node
             return made
+        if attr == "apply_gradients" and not receiver.models:
+            pairs = self._gradient_pairs(node, scope)
+            if pairs is not None:
+                # an optimizer's update is an ``assign_sub`` into each variable: what a tape
+                # still recording reads of them afterwards holds the gradients, no path back
+                # to what computed them (a MAML inner step on a copy of the model, GC113)
+                self._assign_variable(node, pairs[1], [pairs[0]])
         if attr in _ASSIGNS:
             self._assign_variable(node, receiver, everything)
             if _is_false(keyword(node, "read_value")):
@@ -518,6 +525,19 @@ class Calls:
         for target in targets:
             have = self.assigned.get(target)
             self.assigned[target] = merge_flows((have, contents)) if have else contents
+
+    def _gradient_pairs(self, node: ast.Call, scope: Scope) -> tuple[Value, Value] | None:
+        """``apply_gradients(zip(grads, variables))``: (the gradients, the variables)."""
+        pairs = node.args[0] if node.args else keyword(node, "grads_and_vars")
+        if not (
+            isinstance(pairs, ast.Call)
+            and isinstance(pairs.func, ast.Name)
+            and pairs.func.id == "zip"
+            and len(pairs.args) == 2
+            and not pairs.keywords
+        ):
+            return None
+        return self.eval(pairs.args[0], scope), self.eval(pairs.args[1], scope)
 
     def _metric(self, node: ast.Call, metric: Value, attr: str, values: list[Value]) -> Value:
         """``metric.update_state(y, y_pred)``, ``metric(y, y_pred)``, ``metric.result()``."""
