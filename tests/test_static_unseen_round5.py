@@ -436,6 +436,52 @@ for step in range(3):
 VALID["apply-gradients-inside-the-tape-after-the-losses"] = _PLAIN_LOOP
 
 
+# --- batch 16 (1054): a column picked out of the input, asked for and never used ----------
+# ``x0 = tf.gather(inputs, [0], axis=1)`` (or ``inputs[:, 0:1]``) is a new tensor: the model
+# ran on ``inputs``, so its output does not depend on ``x0`` (GC108 where ``x0`` was made).
+# The correct twin splits first and builds the model's input from the columns it asks for.
+
+_PINN = """\
+import numpy as np
+import tensorflow as tf
+
+model = tf.keras.Sequential([tf.keras.layers.Dense(16, activation="tanh"), tf.keras.layers.Dense(1)])
+optimizer = tf.keras.optimizers.Adam()
+inputs = tf.convert_to_tensor(np.random.rand(32, 2).astype("float32"))
+
+
+{decorator}
+def step(inputs):
+    with tf.GradientTape() as outer:
+        with tf.GradientTape() as tape:
+{body}
+        du_dx = tape.gradient(u, x0)
+        loss = tf.reduce_mean(tf.square(du_dx - 1.0)) + tf.reduce_mean(tf.square(u))
+    grads = outer.gradient(loss, model.trainable_variables)
+    optimizer.apply_gradients(zip(grads, model.trainable_variables))
+    return loss
+
+
+step(inputs)
+"""
+_PICKED = """\
+            tape.watch(inputs)
+            u = model(inputs)
+            x0 = {pick}  # expect: GC108"""
+_SPLIT = """\
+            x0 = {pick}
+            x1 = inputs[:, 1:2]
+            tape.watch(x0)
+            u = model(tf.concat([x0, x1], axis=1))"""
+for _decorator in ("", "@tf.function"):
+    _mode = "graph" if _decorator else "eager"
+    for _spelling, _pick in (("gather", "tf.gather(inputs, [0], axis=1)"), ("slice", "inputs[:, 0:1]")):
+        INVALID[f"picked-column-{_spelling}-{_mode}"] = _PINN.format(
+            decorator=_decorator, body=_PICKED.format(pick=_pick)
+        )
+        VALID[f"split-column-{_spelling}-{_mode}"] = _PINN.format(decorator=_decorator, body=_SPLIT.format(pick=_pick))
+
+
 @pytest.mark.parametrize("source", [pytest.param(s, id=k) for k, s in INVALID.items()])
 def test_invalid_shape_is_found_exactly(source):
     assert expected(source), "an invalid shape must mark its culprits"

@@ -11,7 +11,7 @@ import ast
 
 from gradcheck.rules import get_rule
 from gradcheck.static import catalog
-from gradcheck.static.checks.common import picked, source_list
+from gradcheck.static.checks.common import function_at, picked, source_list
 from gradcheck.static.checks.registry import register
 from gradcheck.static.names import dotted
 from gradcheck.static.program import Check, Program, callee_text
@@ -166,25 +166,76 @@ def _request_sources_site(program: Program, check: Check) -> Site | None:
 _PICKS = frozenset(("gather", "gather_nd", "slice", "strided_slice", "boolean_mask"))
 
 
-def fresh_tensors(program: Program, node: ast.Call) -> list[ast.AST]:
+def fresh_tensors(program: Program, node: ast.Call) -> list[tuple[str, ast.AST]]:
     """Sources written as a slice or gather in the gradient call (``tape.gradient(loss,
-    x[:, 0])``): tensors made there, after the target, so the target cannot depend on
-    them. Only where the spelling is certain: a multi-dimensional slice (no list takes a
-    tuple of slices), or a ``tf.gather``-like call."""
+    x[:, 0])``), or bound to one and read nowhere else (``x0 = tf.gather(x, [0], axis=1)``
+    then ``tape.gradient(y, x0)``): tensors made from the input, which the target was
+    computed without, so it cannot depend on them. Each as (its name, where it was made).
+    Only where the spelling is certain: a multi-dimensional slice (no list takes a tuple of
+    slices), or a ``tf.gather``-like call."""
     sources = node.args[1] if len(node.args) > 1 else next((k.value for k in node.keywords if k.arg == "sources"), None)
     parts = sources.elts if isinstance(sources, (ast.List, ast.Tuple)) else [sources] if sources is not None else []
     out = []
     for part in parts:
-        if isinstance(part, ast.Subscript):
-            index = part.slice
-            if isinstance(index, ast.Tuple) and any(isinstance(e, ast.Slice) or _is_ellipsis(e) for e in index.elts):
-                out.append(part)
-        elif isinstance(part, ast.Call):
-            names = dotted(part.func)
-            qual = program.aliases.resolve(names) if names else None
-            if qual is not None and qual.startswith("tensorflow.") and qual.rpartition(".")[2] in _PICKS:
-                out.append(part)
+        if _is_pick(program, part):
+            out.append((ast.unparse(part), part))
+        elif isinstance(part, ast.Name):
+            made = _picked_only_as_source(program, node, part.id)
+            if made is not None:
+                out.append((part.id, made))
     return out
+
+
+def _is_pick(program: Program, part: ast.AST) -> bool:
+    if isinstance(part, ast.Subscript):
+        index = part.slice
+        return isinstance(index, ast.Tuple) and any(isinstance(e, ast.Slice) or _is_ellipsis(e) for e in index.elts)
+    if isinstance(part, ast.Call):
+        names = dotted(part.func)
+        qual = program.aliases.resolve(names) if names else None
+        return qual is not None and qual.startswith("tensorflow.") and qual.rpartition(".")[2] in _PICKS
+    return False
+
+
+def _picked_only_as_source(program: Program, request: ast.Call, name: str) -> ast.AST | None:
+    """The pick ``name`` was last bound to before ``request``, in the same function, when the
+    function reads ``name`` only as the sources of gradient requests (never watched, never
+    computed with)."""
+    scope = function_at(program, request) or program.tree
+    bound = None
+    for node in ast.walk(scope):
+        if (
+            isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name)
+            and node.targets[0].id == name
+            and node.lineno <= request.lineno
+            and (bound is None or node.lineno > bound.lineno)
+        ):
+            bound = node
+    if (
+        bound is None
+        or not _is_pick(program, bound.value)
+        or function_at(program, bound) is not function_at(program, request)
+    ):
+        return None
+    as_source = {
+        id(call.args[1])
+        for call in ast.walk(scope)
+        if isinstance(call, ast.Call)
+        and isinstance(call.func, ast.Attribute)
+        and call.func.attr in catalog.GRADIENT_METHODS
+        and len(call.args) > 1
+    }
+    for node in ast.walk(scope):
+        if (
+            isinstance(node, ast.Name)
+            and node.id == name
+            and isinstance(node.ctx, ast.Load)
+            and id(node) not in as_source
+        ):
+            return None
+    return bound.value
 
 
 def _is_ellipsis(node: ast.AST) -> bool:

@@ -39,9 +39,9 @@ def source_causes(
             if program.model_kind(source) in ("model", "variable"):
                 report(program.site(blind, "GC110", method="accessed"), source, {source})
     if gradient:
-        for part in gc108.fresh_tensors(program, check.node):
-            # made in the request itself: a new tensor, on no path to the target (GC108 there)
-            name = ast.unparse(part)
+        for name, part in gc108.fresh_tensors(program, check.node):
+            # made in the request itself, or picked for it alone: a new tensor, on no path
+            # to the target (GC108 where it was made)
             program.kinds.setdefault(name, "tensor")
             report(program.site(part, "GC108"), name, set())
     for node, value in check.leaves or ():
