@@ -482,6 +482,127 @@ for _decorator in ("", "@tf.function"):
         VALID[f"split-column-{_spelling}-{_mode}"] = _PINN.format(decorator=_decorator, body=_SPLIT.format(pick=_pick))
 
 
+# --- batch 16 (1058): the penalty's interpolate, watched, while the critic scores another --
+# The batch comes from NumPy's ``Generator`` (``rng.integers``): host data, nothing unseen, so
+# the whole target is known. ``averaged_samples`` is made on the tape and never consumed:
+# GC108 where it was made (the trace engine's line). Scoring that very tensor trains it.
+
+_GP = """\
+import numpy as np
+import tensorflow as tf
+
+critic = tf.keras.Sequential([tf.keras.layers.Dense(8, activation="relu"), tf.keras.layers.Dense(1)])
+optimizer = tf.keras.optimizers.RMSprop()
+{rng}
+data = np.random.rand(64, 4).astype("float32")
+
+
+def interpolate(real, fake):
+    alpha = tf.random.uniform((tf.shape(real)[0], 1))
+    return alpha * real + (1 - alpha) * fake
+
+
+for step in range(2):
+    real = data[{pick}]
+    fake = tf.random.normal((16, 4))
+    with tf.GradientTape() as tape:
+        with tf.GradientTape() as gp_tape:
+            averaged = interpolate(real, fake){mark}
+            gp_tape.watch(averaged)
+            scored = critic({scored})
+        gradients = gp_tape.gradient(scored, averaged)
+        penalty = tf.reduce_mean(tf.square(tf.norm(gradients, axis=1) - 1.0))
+        loss = tf.reduce_mean(critic(fake)) - tf.reduce_mean(critic(real)) + 10.0 * penalty
+    grads = tape.gradient(loss, critic.trainable_variables)
+    optimizer.apply_gradients(zip(grads, critic.trainable_variables))
+"""
+for _name, _rng, _pick in (
+    ("generator", "rng = np.random.default_rng(0)", "rng.integers(0, 64, 16)"),
+    ("legacy", "rng = np.random.RandomState(0)", "rng.randint(0, 64, 16)"),
+):
+    INVALID[f"penalty-other-interpolate-{_name}"] = _GP.format(
+        rng=_rng, pick=_pick, mark="  # expect: GC108", scored="interpolate(real, fake)"
+    )
+    VALID[f"penalty-same-interpolate-{_name}"] = _GP.format(rng=_rng, pick=_pick, mark="", scored="averaged")
+
+# --- 577, 272: what an update or a state write carries, read back under the tape ----------
+# A learning rate computed from a variable reaches the model only through the optimizer's
+# update (an assignment): meta-SGD's ``log_lr`` gets no gradient (GC113 at the update). The
+# encoder's final state written into a stateful decoder's ``states`` and read by its next
+# call: GC113 at the write. Passing the state as ``initial_state`` trains the encoder.
+
+_META_LR = """\
+import numpy as np
+import tensorflow as tf
+import keras
+
+log_lr = tf.Variable(np.log(0.05), dtype=tf.float32)
+inner = keras.optimizers.SGD(learning_rate={rate})
+outer = keras.optimizers.Adam(1e-3)
+model = keras.Sequential([keras.Input((1,)), keras.layers.Dense(8, activation="tanh"), keras.layers.Dense(1)])
+inner.build(model.trainable_variables)
+x = np.random.rand(10, 1).astype("float32")
+with tf.GradientTape() as outer_tape:
+    with tf.GradientTape() as inner_tape:
+        support = tf.reduce_mean(tf.square(model(x) - x))
+    grads = inner_tape.gradient(support, model.trainable_variables)
+{update}
+    query = tf.reduce_mean(tf.square(model(x) - x))
+meta = outer_tape.gradient(query, [log_lr] + model.trainable_variables)
+"""
+_FAST = """\
+    adapted = [w - tf.exp(log_lr) * g for w, g in zip(model.trainable_variables, grads)]
+    query_extra = tf.add_n([tf.reduce_sum(a) for a in adapted])"""
+INVALID["meta-lr-schedule-through-apply-gradients"] = _META_LR.format(
+    rate="lambda: tf.exp(log_lr)",
+    update="    inner.apply_gradients(zip(grads, model.trainable_variables))  # expect: GC113",
+)
+VALID["meta-lr-fast-weights"] = _META_LR.format(rate="0.05", update=_FAST).replace(
+    "query = tf.reduce_mean(tf.square(model(x) - x))", "query = tf.reduce_mean(tf.square(model(x) - x)) + query_extra"
+)
+
+_STATEFUL = """\
+import numpy as np
+import tensorflow as tf
+import keras
+from keras import layers
+
+enc_in = keras.Input((6,))
+_, h, c = layers.LSTM(8, return_state=True)(layers.Embedding(20, 4)(enc_in))
+encoder = keras.Model(enc_in, [h, c])
+dec_in = keras.Input(batch_shape=(4, 5))
+{decoder}
+optimizer = keras.optimizers.Adam()
+variables = encoder.trainable_variables + decoder.trainable_variables
+src = np.random.randint(1, 20, size=(4, 6))
+tgt = tf.constant(np.random.randint(1, 20, size=(4, 5)))
+with tf.GradientTape() as tape:
+    h, c = encoder(src)
+{feed}
+    loss = tf.reduce_mean(keras.losses.sparse_categorical_crossentropy(tgt, logits, from_logits=True))
+grads = tape.gradient(loss, variables)
+optimizer.apply_gradients(zip(grads, variables))
+"""
+_STATEFUL_DECODER = """\
+seq = layers.LSTM(8, return_sequences=True, stateful=True, name="decoder_lstm")(layers.Embedding(20, 4)(dec_in))
+decoder = keras.Model(dec_in, layers.Dense(20)(seq))
+decoder_lstm = decoder.get_layer("decoder_lstm")"""
+_STATE_DECODER = """\
+h_in, c_in = keras.Input(batch_shape=(4, 8)), keras.Input(batch_shape=(4, 8))
+seq = layers.LSTM(8, return_sequences=True)(layers.Embedding(20, 4)(dec_in), initial_state=[h_in, c_in])
+decoder = keras.Model([dec_in, h_in, c_in], layers.Dense(20)(seq))"""
+INVALID["encoder-state-assigned-into-stateful-decoder"] = _STATEFUL.format(
+    decoder=_STATEFUL_DECODER,
+    feed="""\
+    for state, value in zip(decoder_lstm.states, (h, c)):
+        state.assign(value)  # expect: GC113
+    logits = decoder(tgt)""",
+)
+VALID["encoder-state-passed-as-initial-state"] = _STATEFUL.format(
+    decoder=_STATE_DECODER, feed="    logits = decoder([tgt, h, c])"
+)
+
+
 @pytest.mark.parametrize("source", [pytest.param(s, id=k) for k, s in INVALID.items()])
 def test_invalid_shape_is_found_exactly(source):
     assert expected(source), "an invalid shape must mark its culprits"

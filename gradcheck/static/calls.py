@@ -256,7 +256,10 @@ class Calls:
             return Value(flow={o: (cut if o != UNSEEN else c) for o, c in inner.items()}, tensor=tensor)
         if kind == catalog.CUT:
             dtype = "int" if api.code in ("GC101", "GC103") else self._result_dtype(node, qual, leaf, args, scope)
-            return Value(flow=self.cut(node, inputs, api.code, api.op), dtype=dtype, tensor=tensor)
+            # a host value (``np.random.default_rng(0)``): its methods compute on the host,
+            # from it alone (``rng.integers(...)`` is data, nothing unseen)
+            host = LIBRARY if api.code == "GC105" else None
+            return Value(flow=self.cut(node, inputs, api.code, api.op), dtype=dtype, tensor=tensor, ref=host)
         if kind == catalog.CAST:
             dtype = self._dtype_argument(node, scope, position=1, names=("dtype", "DstT"))
             if dtype == "int" or qual.endswith(("to_int32", "to_int64")):
@@ -457,8 +460,11 @@ class Calls:
             if pairs is not None:
                 # an optimizer's update is an ``assign_sub`` into each variable: what a tape
                 # still recording reads of them afterwards holds the gradients, no path back
-                # to what computed them (a MAML inner step on a copy of the model, GC113)
-                self._assign_variable(node, pairs[1], [pairs[0]])
+                # to what computed them (a MAML inner step on a copy of the model, GC113),
+                # nor to the optimizer's own (a learning rate computed from a variable)
+                # (its schedule runs at each update: what it reads is read now)
+                rate = Value(flow={o: LIVE for o in receiver.flow if real(o)})
+                self._assign_variable(node, pairs[1], [pairs[0], rate])
         if attr in _ASSIGNS:
             self._assign_variable(node, receiver, everything)
             if _is_false(keyword(node, "read_value")):

@@ -389,8 +389,11 @@ class Models:
         inputs = flow_of([*args, *kwargs.values()])
         site = None if self.recording or self.construction else self._outside_site(node)
 
+        written = self.with_assigned(Value(), model.models).flow if self.assigned else {}
+
         def through(flow: Flow) -> Flow:
-            flow = merge_flows((flow, inputs, {HOLDER + token: LIVE}))
+            # what was written into its layers' variables or states earlier (GC113)
+            flow = merge_flows((flow, inputs, written, {HOLDER + token: LIVE}))
             for origin in flow:
                 if real(origin):
                     self.note_birth(origin, node)

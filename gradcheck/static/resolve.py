@@ -128,6 +128,9 @@ class Resolver:
                 return Value(flow=dict.fromkeys(base.models, LIVE), models=base.models, container=True)
             if attr in _LAYER_WEIGHTS:
                 return Value(flow={f"{m}.{attr}": LIVE for m in base.models})
+            if attr == "states":  # a stateful RNN's state variables, read by its next call
+                held = Value(flow={f"{m}.states": LIVE for m in base.models})
+                return Value(flow=held.flow, element=held, container=True)
             if attr == "optimizer":
                 return Value(ref=LIBRARY)  # what ``compile`` was given: a Keras optimizer, keeps nothing
             return EMPTY

@@ -14,7 +14,7 @@ from gradcheck.static import catalog
 from gradcheck.static.checks.common import function_at, picked, source_list
 from gradcheck.static.checks.registry import register
 from gradcheck.static.names import dotted
-from gradcheck.static.program import Check, Program, callee_text
+from gradcheck.static.program import Check, Program, binding_line, callee_text
 from gradcheck.static.values import FRESH, LIVE, UNSEEN, Site
 
 CODE = "GC108"
@@ -88,7 +88,7 @@ def unused(
         elif "." not in source and not used(source):
             if kind == "tensor" and (check.unknown_watch or not check.own_tape):
                 continue
-            unused(source)
+            unused(source, _made_on_tape(program, check, source) if kind == "tensor" else None)
 
 
 def _dead_end(program: Program, check: Check, name: str) -> Site | None:
@@ -102,6 +102,17 @@ def _dead_end(program: Program, check: Check, name: str) -> Site | None:
     if len(found) != 1:
         return None
     return program.site(found[0], "GC108")
+
+
+def _made_on_tape(program: Program, check: Check, name: str) -> Site | None:
+    """A watched tensor made inside the tape's block and never consumed (the penalty's
+    interpolate, while the critic scores another): where it was made, the line to change,
+    as the trace engine names it."""
+    tape = check.tape
+    made = binding_line(program.tree, name, check.node.lineno)
+    if tape is None or made is None or not tape.lineno < made.lineno <= (tape.end_lineno or tape.lineno):
+        return None
+    return program.site(made, "GC108")
 
 
 def _target_outside(target: dict) -> Site | None:

@@ -11,7 +11,8 @@ import ast
 from gradcheck.rules import get_rule
 from gradcheck.static.checks.common import function_at, lists_all_variables, source_list
 from gradcheck.static.checks.registry import cut
-from gradcheck.static.program import Check, Program
+from gradcheck.static.names import dotted
+from gradcheck.static.program import Check, Program, binding_line
 from gradcheck.static.values import Site
 
 CODE = "GC115"
@@ -41,21 +42,21 @@ def all_variables_binding(program: Program, request: ast.AST, name: str) -> ast.
 
 
 def untyped_models(program: Program, check: Check, listed: ast.Attribute, value, site: Site, report) -> None:
-    """GC115 at ``site`` for ``m.variables`` asked for where ``m``'s class is one this file
-    cannot read (``from gan import Discriminator``: nothing says what it holds), while the
-    same function names ``m.trainable_variables`` (the list its optimizer applies): the
-    program's own code says the two lists differ. A model the file shows is judged by what
-    it holds (``stateful_parts``), never so."""
-    unknown = [m for m in value.models if _untyped(program, check, m)]
-    if not unknown or len(unknown) != len(value.models):
+    """GC115 at ``site`` for ``m.variables`` asked for where ``m`` was made by a class or
+    factory of a module this file imports and cannot read (``from gan import
+    Discriminator``: nothing says what it holds), while the same function names
+    ``m.trainable_variables`` (the list its optimizer applies): the program's own code says
+    the two lists differ. A model the file shows is judged by what it holds
+    (``stateful_parts``), never so."""
+    if not value.models or not _made_elsewhere(program, check.node, listed.value):
         return
     receiver = ast.dump(listed.value)
     scope = function_at(program, check.node) or program.tree
     for node in ast.walk(scope):
         if isinstance(node, ast.Attribute) and node.attr in _TRAINABLE_LISTS and ast.dump(node.value) == receiver:
-            for model in unknown:
+            written = ast.unparse(listed.value)
+            for model in value.models:
                 # what the two lists differ by: named so, since its layers are not known
-                written = ast.unparse(listed.value)
                 name = f"{model}.<non-trainable>"
                 program.kinds.setdefault(name, "variable")
                 program.labels.setdefault(name, f"every variable {written}.{listed.attr} adds to {written}.{node.attr}")
@@ -63,11 +64,18 @@ def untyped_models(program: Program, check: Check, listed: ast.Attribute, value,
             return
 
 
-def _untyped(program: Program, check: Check, model: str) -> bool:
-    """A model known only by its name or its use: no class, layers or outputs of the file's."""
-    return (
-        model in program.guessed
-        and model not in program.sequential
-        and model not in program.outputs
-        and not program.parts_in(check, model)
-    )
+#: Where the frameworks' own classes and factories come from (their models are read or known).
+_FRAMEWORKS = ("tensorflow.", "keras.", "tf_keras.", "numpy.", "tensorflow_probability.", "tensorflow_hub.")
+
+
+def _made_elsewhere(program: Program, request: ast.AST, receiver: ast.AST) -> bool:
+    """``receiver`` is a name last bound, before ``request``, to a call of a class or factory
+    the file imports from a module of its own project (``Discriminator()``, ``build_model()``)."""
+    if not isinstance(receiver, ast.Name):
+        return False
+    made = binding_line(program.tree, receiver.id, request.lineno)
+    if not isinstance(made, ast.Call):
+        return False
+    parts = dotted(made.func)
+    qual = program.aliases.resolve(parts) if parts else None
+    return qual is not None and not qual.startswith(_FRAMEWORKS)
