@@ -603,6 +603,95 @@ VALID["encoder-state-passed-as-initial-state"] = _STATEFUL.format(
 )
 
 
+# --- the teacher in a ``train_step``: the file's one instance says what ``self`` holds ------
+# ``train_step`` is read on its own, ``self`` standing for any instance; the file builds one,
+# so ``self.teacher`` is the model that call passed. Its soft targets computed before the
+# tape on purpose, while the step asks for ``self.trainable_variables``: the list is what to
+# change (GC108 there, as the trace engine's ``source_list``). A helper loss method the step
+# calls inside its tape is in the tape: a ``predict`` or an ``argmax`` on the teacher there
+# starves it.
+
+_TEACHER_STEP = """\
+import numpy as np
+{imports}
+
+
+class Distiller({keras}.Model):
+    def __init__(self, student, teacher):
+        super().__init__()
+        self.teacher = teacher
+        self.student = student
+        self.loss_fn = {keras}.losses.KLDivergence()
+
+    def soft_loss(self, x, y_pred):
+        teacher_pred = {helper}{mark_helper}
+        return self.loss_fn(tf.nn.softmax(teacher_pred / 3.0), tf.nn.softmax(y_pred / 3.0))
+
+    def train_step(self, data):
+        x, y = data
+        {before}
+        with tf.GradientTape() as tape:
+            y_pred = self.student(x, training=True)
+            loss = {loss}
+        variables = {sources}{mark_sources}
+        grads = tape.gradient(loss, variables)
+        self.optimizer.apply_gradients(zip(grads, variables))
+        return {{"loss": loss}}
+
+
+teacher = {keras}.Sequential([{keras}.layers.Dense(8, activation="relu"), {keras}.layers.Dense(3)])
+student = {keras}.Sequential([{keras}.layers.Dense(3)])
+distiller = Distiller({passed})
+distiller.compile(optimizer="adam")
+distiller.fit(np.zeros((16, 6), "float32"), np.zeros((16,), "int32"), epochs=1)
+"""
+_BEFORE = "teacher_soft = self.teacher(x, training=False)"
+_SOFT_LOSS = "self.loss_fn(tf.nn.softmax(teacher_soft / 3.0), tf.nn.softmax(y_pred / 3.0))"
+for _sp, _imports, _keras in (
+    ("keras3", "import keras\nimport tensorflow as tf", "keras"),
+    ("tf_keras", "import tensorflow as tf", "tf.keras"),
+):
+    for _passed in ("student, teacher", "student=student, teacher=teacher"):
+        _kw = "kw" if "=" in _passed else "pos"
+
+        def _step(
+            before="",
+            loss="self.soft_loss(x, y_pred)",
+            helper="self.teacher(x)",
+            sources="self.trainable_variables",
+            mark_helper="",
+            mark_sources="",
+            _imports=_imports,
+            _keras=_keras,
+            _passed=_passed,
+        ):
+            return _TEACHER_STEP.format(
+                imports=_imports,
+                keras=_keras,
+                passed=_passed,
+                before=before,
+                loss=loss,
+                helper=helper,
+                sources=sources,
+                mark_helper=mark_helper,
+                mark_sources=mark_sources,
+            )
+
+        INVALID[f"teacher-before-tape-self-variables-{_sp}-{_kw}"] = _step(
+            before=_BEFORE, loss=_SOFT_LOSS, mark_sources="  # expect: GC108"
+        )
+        VALID[f"teacher-before-tape-student-variables-{_sp}-{_kw}"] = _step(
+            before=_BEFORE, loss=_SOFT_LOSS, sources="self.student.trainable_variables"
+        )
+        VALID[f"teacher-in-helper-{_sp}-{_kw}"] = _step()
+        INVALID[f"teacher-predict-in-helper-{_sp}-{_kw}"] = _step(
+            helper="self.teacher.predict(x, verbose=0)", mark_helper="  # expect: GC105"
+        )
+        INVALID[f"teacher-argmax-in-helper-{_sp}-{_kw}"] = _step(
+            helper="tf.cast(tf.argmax(self.teacher(x), axis=-1), tf.float32)", mark_helper="  # expect: GC101"
+        )
+
+
 @pytest.mark.parametrize("source", [pytest.param(s, id=k) for k, s in INVALID.items()])
 def test_invalid_shape_is_found_exactly(source):
     assert expected(source), "an invalid shape must mark its culprits"

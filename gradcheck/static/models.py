@@ -150,6 +150,7 @@ class Models:
         if program.model_like(cls):
             token = program.fresh(node, "model", cls.name)
             program.ctor_args[token] = (list(args or ()), dict(kwargs or {}))
+            program.ctor_calls.setdefault(cls, []).append(program.ctor_args[token])
             if _false(keyword(node, "trainable")):  # ``Head(backbone, trainable=False)``: Keras's own keyword
                 program.frozen.add(token)
             for _attr, call, _method in program.weight_assignments(cls):

@@ -117,6 +117,8 @@ class Program:
     param_values: dict[ast.AST, dict[str, list[Value]]] = field(default_factory=dict)  # def -> param -> passed
     #: instance of a class of the file -> the arguments its constructor call passed (args, kwargs)
     ctor_args: dict[str, tuple[list[Value], dict[str, Value]]] = field(default_factory=dict)
+    #: class of the file -> the arguments of each of the file's calls that made an instance
+    ctor_calls: dict[ast.ClassDef, list[tuple[list[Value], dict[str, Value]]]] = field(default_factory=dict)
     index_uses: dict[object, IndexUse] = field(default_factory=dict)  # int value/origin -> its use
     #: tape item -> watched name -> (its binding before the watch, the watch's line)
     latent: dict[ast.AST, dict[str, tuple[ast.AST, int]]] = field(default_factory=dict)
@@ -663,9 +665,12 @@ class Program:
         return site
 
     def stops_a_target(self, site: Site) -> bool:
-        """A GC104 site whose stopped value is used as a target (``static/roles``)."""
+        """A GC104 site whose stopped value is used as a target (``static/roles``), or a
+        forward pass run before the tape (GC109) whose output is only a target."""
         node = self.site_nodes.get(site)
-        if site.code != "GC104" or not isinstance(node, ast.Call):
+        if not (site.code == "GC104" or (site.code == "GC109" and site.when == "before")) or not isinstance(
+            node, ast.Call
+        ):
             return False
         spanning = [
             f

@@ -246,6 +246,10 @@ class Resolver:
         among those ``fit`` asks for. None: no such call seen, or it passed no model."""
         program = self.program
         passed = program.ctor_args.get(prefix)
+        calls = program.ctor_calls.get(instance.cls, [])
+        if passed is None and prefix == program.self_token(instance.cls) and len(calls) == 1:
+            # ``self`` in a method run on its own (a ``train_step``): the file's one instance
+            (passed,) = calls
         if passed is None or method is not program.find_method(instance.cls, "__init__"):
             return None
         given = _bound_argument(method, value.id, *passed)

@@ -84,7 +84,7 @@ def unused(
             elif not used(source) and not any(used(p) for p in parts) and _whole_model(program, source):
                 # The wrong model's variables (the critic's asked of the actor's loss): the
                 # line that built the list, when the request names one
-                unused(source, _request_sources_site(program, check))
+                unused(source, request_sources_site(program, check))
         elif "." not in source and not used(source):
             if kind == "tensor" and (check.unknown_watch or not check.own_tape):
                 continue
@@ -157,7 +157,7 @@ def _whole_model(program: Program, source: str) -> bool:
     return source in program.weighted or bool(program.parts.get(source)) or source in program.sequential
 
 
-def _request_sources_site(program: Program, check: Check) -> Site | None:
+def request_sources_site(program: Program, check: Check) -> Site | None:
     """GC108 where the request's source list was built, when it names a list bound before
     (``g_vars = generator_ema.trainable_variables``): the line to change when the list holds
     the wrong model's variables."""
