@@ -10,7 +10,7 @@ from gradcheck.static import catalog
 from gradcheck.static.names import dotted
 from gradcheck.static.program import Check, binding_line
 from gradcheck.static.scope import Scope, StopRecording, TapeRef, keyword
-from gradcheck.static.values import EMPTY, HOLDER, LIVE, Value, flow_of, join, merge_flows
+from gradcheck.static.values import EMPTY, HOLDER, Value, flow_of, join, with_origin
 
 
 class Tapes:
@@ -101,14 +101,7 @@ class Tapes:
             (call,) = made_by.values()
             if isinstance(call, ast.Call):
                 self.watched_calls[key] = call  # ``conv_out = conv_model(img)``
-        watched = Value(
-            flow=merge_flows((have.flow, {key: LIVE})),
-            models=have.models,
-            items=have.items,
-            ref=have.ref,
-            dtype=have.dtype,
-            tensor=have.tensor,
-        )
+        watched = with_origin(have, key)
         # Other names bound to the same tensor object see the watch too (``alias = x``).
         current: Scope | None = scope
         while current is not None:
