@@ -59,10 +59,10 @@ model = MoCo({passed})
 """
 _FIT = """\
 model.compile(optimizer="sgd", loss="mse")
-model.fit(np.zeros((2, 8, 3), "float32"), np.zeros((8, 1), "float32"), epochs=1)"""
+model.fit((np.zeros((8, 3), "float32"), np.zeros((8, 3), "float32")), np.zeros((8, 1), "float32"), epochs=1)"""
 _LOOP = """\
 optimizer = {keras}.optimizers.SGD()
-x = np.zeros((2, 8, 3), "float32")
+x = (np.zeros((8, 3), "float32"), np.zeros((8, 3), "float32"))
 with tf.GradientTape() as tape:
     loss = tf.reduce_mean(model(x))
 grads = tape.gradient(loss, model.trainable_variables)
