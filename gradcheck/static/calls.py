@@ -1,17 +1,18 @@
-"""Calls: library functions by their catalog entry, methods of tapes, variables and tensors,
-and functions and methods defined in the file (analysed in place with the caller's values).
-What calling a model or a layer does is in ``models``.
+"""Calls: library functions by their catalog entry, methods of variables and tensors, and
+functions and methods defined in the file (analysed in place with the caller's values).
+What calling a model or a layer does is in ``models``; a tape's methods (``gradient``,
+``watch``) in ``tapes``; writes into variables (``assign``, an optimizer's update) in
+``writes``.
 """
 
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable
 
 from gradcheck.static import catalog
 from gradcheck.static.custom import CustomGradient, analyse
 from gradcheck.static.names import dotted
-from gradcheck.static.program import NEW_VARIABLE, Check, IndexUse, binding_line
+from gradcheck.static.program import NEW_VARIABLE, IndexUse
 from gradcheck.static.scope import (
     DISCRETE,
     LIBRARY,
@@ -24,27 +25,25 @@ from gradcheck.static.scope import (
     MetricRef,
     Scope,
     StateRef,
-    StopRecording,
     TapeRef,
     from_library,
     keyword,
     opaque,
 )
+from gradcheck.static.tapes import Tapes
 from gradcheck.static.values import (
     EMPTY,
-    HOLDER,
     LIVE,
     UNSEEN,
     Flow,
     Value,
-    cut_flow,
     flow_of,
-    has_live,
     join,
     merge_flows,
     real,
 )
 from gradcheck.static.walk import descendants
+from gradcheck.static.writes import ASSIGNS, Writes
 
 MAX_DEPTH = 8  # nested calls analysed in place
 _UNSEEN_FLOW = {UNSEEN: LIVE}
@@ -70,17 +69,6 @@ _TENSOR_MAKERS = frozenset(
 
 #: Methods that add a value into their receiver (a list, dict, deque or set).
 _MUTATORS = frozenset(("append", "extend", "insert", "appendleft", "add", "update", "setdefault"))
-_ASSIGNS = frozenset(
-    (
-        *("assign", "assign_add", "assign_sub", "scatter_update", "scatter_nd_update", "scatter_add", "scatter_sub"),
-        *("scatter_nd_add", "scatter_nd_sub", "scatter_mul", "scatter_div", "scatter_max", "scatter_min"),
-        "batch_scatter_update",
-    )
-)
-#: ``tf.compat.v1`` functions that write into the variable they are given first
-#: (``tf.compat.v1.scatter_nd_add(ref, indices, updates)``, canonically ``tensorflow.<name>``,
-#: which TensorFlow 2 does not export otherwise): the method forms, spelled as calls.
-_V1_WRITERS = _ASSIGNS
 #: Library modules whose functions keep no reference to their arguments.
 _PURE_ROOTS = ("tensorflow.", "keras.", "numpy.", "builtins.", "math.", "logging.", "tensorflow_probability.")
 #: Calls that return their first argument's values with the same dtype.
@@ -108,8 +96,9 @@ _FLOAT_MAKERS = frozenset(
 _THROUGH_CALLBACKS = frozenset({"map_fn", "vectorized_map", "scan", "foldl", "foldr"})
 
 
-class Calls:
-    """The call-handling part of the interpreter (a mixin of ``Interpreter``)."""
+class Calls(Tapes, Writes):
+    """The call-handling part of the interpreter (a mixin of ``Interpreter``); the tape's own
+    methods are in ``tapes``, writes into variables in ``writes``."""
 
     def _args(self, node: ast.Call, scope: Scope) -> tuple[list[Value], dict[str, Value]]:
         args: list[Value] = []
@@ -214,7 +203,7 @@ class Calls:
                 self.note_index_use(node, [indices])
         if (
             api is None
-            and leaf in _V1_WRITERS
+            and leaf in ASSIGNS  # ``tf.compat.v1`` writers: the method forms, spelled as calls
             and qual in (f"tensorflow.{leaf}", f"tensorflow.compat.v1.{leaf}")
             and args
         ):
@@ -256,7 +245,10 @@ class Calls:
             return Value(flow={o: (cut if o != UNSEEN else c) for o, c in inner.items()}, tensor=tensor)
         if kind == catalog.CUT:
             dtype = "int" if api.code in ("GC101", "GC103") else self._result_dtype(node, qual, leaf, args, scope)
-            return Value(flow=self.cut(node, inputs, api.code, api.op), dtype=dtype, tensor=tensor)
+            # a host value (``np.random.default_rng(0)``): its methods compute on the host,
+            # from it alone (``rng.integers(...)`` is data, nothing unseen)
+            host = LIBRARY if api.code == "GC105" else None
+            return Value(flow=self.cut(node, inputs, api.code, api.op), dtype=dtype, tensor=tensor, ref=host)
         if kind == catalog.CAST:
             dtype = self._dtype_argument(node, scope, position=1, names=("dtype", "DstT"))
             if dtype == "int" or qual.endswith(("to_int32", "to_int64")):
@@ -452,7 +444,9 @@ class Calls:
                     for token in made.flow:
                         self.program.added_weights.setdefault(layer, {})[token] = node
             return made
-        if attr in _ASSIGNS:
+        if attr == "apply_gradients" and not receiver.models:
+            self.optimizer_update(node, receiver, scope)
+        if attr in ASSIGNS:
             self._assign_variable(node, receiver, everything)
             if _is_false(keyword(node, "read_value")):
                 return EMPTY
@@ -497,202 +491,6 @@ class Calls:
             return False
         found = self.instance_attribute(receiver, receiver.ref, attr)
         return found is not None and (opaque(found) or UNSEEN in found.flow)
-
-    def _assign_variable(self, node: ast.Call, receiver: Value, values: list[Value]) -> None:
-        """``v.assign(x)``: later reads of ``v`` hold ``x``'s values, which no gradient
-        connects to ``x`` (GC113). Kept only for writes the followed tape records."""
-        written = join(values) if values else EMPTY
-        # where it writes (``canvas[i, y0:y1].assign(...)``): what computed the indices is
-        # in the receiver's flow, already cut (integer positions carry no gradient)
-        where = {o: cuts for o, cuts in receiver.flow.items() if cuts and real(o)}
-        if not self.recording or not (has_live(written.flow) or where):
-            return
-        targets = [o for o, cuts in receiver.flow.items() if not cuts and o != UNSEEN]
-        if isinstance(receiver.ref, StateRef):
-            targets.append(receiver.ref.token)
-        if not targets:
-            return
-        contents = cut_flow(written.flow, self.program.site(node, "GC113"))
-        if where:
-            contents = merge_flows((contents, where))
-        for target in targets:
-            have = self.assigned.get(target)
-            self.assigned[target] = merge_flows((have, contents)) if have else contents
-
-    def _metric(self, node: ast.Call, metric: Value, attr: str, values: list[Value]) -> Value:
-        """``metric.update_state(y, y_pred)``, ``metric(y, y_pred)``, ``metric.result()``."""
-        ref = metric.ref
-        if attr in ("update_state", "__call__") and values:
-            written = join(values)
-            if self.recording and has_live(written.flow):
-                contents = cut_flow(written.flow, self.program.site(node, ref.code))
-                have = self.assigned.get(ref.token)
-                self.assigned[ref.token] = merge_flows((have, contents)) if have else contents
-        if attr in ("result", "__call__"):
-            return self.with_assigned(Value(ref=ref))
-        return EMPTY
-
-    def with_assigned(self, value: Value, models: Iterable[str] = ()) -> Value:
-        """A read of a variable that was assigned to while the tape recorded; with ``models``,
-        a call of those models, which reads every weight of theirs written before it
-        (``model.get_layer("conv").kernel.assign_add(delta)``, then ``model(x)``)."""
-        extra = [self.assigned[a] for o in value.flow for a in _ancestors(o) if a in self.assigned]
-        prefixes = tuple(f"{m}." for m in models)
-        if prefixes:
-            extra += [contents for a, contents in self.assigned.items() if a.startswith(prefixes)]
-        if isinstance(value.ref, StateRef) and value.ref.token in self.assigned:
-            extra.append(self.assigned[value.ref.token])
-        if not extra:
-            return value
-        return Value(
-            flow=merge_flows((value.flow, *extra)),
-            models=value.models,
-            ref=value.ref,
-            dtype=value.dtype,
-            items=value.items,
-            fields=value.fields,
-            container=value.container,
-        )
-
-    def _tape_method(
-        self, node: ast.Call, tape: TapeRef, attr: str, args: list[Value], kwargs: dict[str, Value], scope: Scope
-    ) -> Value:
-        if attr in catalog.GRADIENT_METHODS:
-            target = args[0] if args else kwargs.get("target", EMPTY)
-            sources = args[1] if len(args) > 1 else kwargs.get("sources", EMPTY)
-            source_node = node.args[1] if len(node.args) > 1 else keyword(node, "sources")
-            self._record(node, tape, target, sources, self._leaves(source_node, scope))
-            # differentiable in an outer tape, if that tape records it (a first-order gradient
-            # taken after the ``with`` block is a constant to a second one)
-            return Value(flow=self.op(node, flow_of((target, sources))))
-        if attr == "watch":
-            names = tuple(
-                ".".join(parts)
-                for arg in node.args
-                for watched in (arg.elts if isinstance(arg, (ast.List, ast.Tuple)) else [arg])
-                for parts in [dotted(watched)]
-                if parts is not None
-            )
-            if all(call is not node for call, _ in self.watch_calls):  # a loop runs it again
-                self.watch_calls.append((node, names))
-            for arg in node.args:
-                for watched in arg.elts if isinstance(arg, (ast.List, ast.Tuple)) else [arg]:
-                    self._watch(watched, scope)
-                    if self.tape is None and self.depth == 0 and isinstance(watched, ast.Name):
-                        self._note_latent(tape, watched)
-            return EMPTY
-        if attr == "stop_recording":
-            return Value(ref=StopRecording(tape))
-        return EMPTY
-
-    def _leaves(self, node: ast.AST | None, scope: Scope) -> list[tuple[ast.AST, Value]] | None:
-        """The sources of a gradient request as written, one by one: ``[x, w]``,
-        ``[x] + model.trainable_variables``; None when they cannot be listed."""
-        if node is None:
-            return None
-        out: list[tuple[ast.AST, Value]] = []
-        stack = [node]
-        while stack:
-            part = stack.pop()
-            if isinstance(part, (ast.List, ast.Tuple)):
-                stack.extend(reversed(part.elts))
-            elif isinstance(part, ast.BinOp) and isinstance(part.op, ast.Add):
-                stack += [part.right, part.left]
-            elif isinstance(part, ast.Starred):
-                stack.append(part.value)
-            elif isinstance(part, (ast.Name, ast.Attribute)):
-                out.append((part, self.eval(part, scope)))
-            else:
-                return None
-        return out
-
-    def _note_latent(self, tape: TapeRef, watched: ast.Name) -> None:
-        """``tape.watch(r)``: the tape knows ``r`` only from the watch on, so what was computed
-        from ``r`` before (``v_r = v + r`` before the tape) carries no gradient to it. Runs
-        that follow this tape give ``r`` its origin where it was bound (GC109 then names the
-        computation that ran before the tape)."""
-        if tape.item is None or self.region is None:
-            return
-        made = binding_line(self.region, watched.id, watched.lineno)
-        if made is not None and made.lineno < watched.lineno:
-            self.program.latent.setdefault(tape.item, {})[watched.id] = (made, watched.lineno)
-
-    def _watch(self, node: ast.AST, scope: Scope) -> None:
-        parts = dotted(node)
-        if parts is None:
-            self.unknown_watch = True  # ``tape.watch(batch[0])``: which tensor, this cannot say
-            return
-        key = ".".join(parts)
-        have = scope.lookup(key)
-        if have is None or have.container or have.items is not None:
-            self.unknown_watch = True  # a list of tensors, or a name this file does not bind
-            have = have or EMPTY
-        self.program.kinds.setdefault(key, "tensor")
-        made_by = {
-            id(node): node
-            for o, cuts in have.flow.items()
-            if not cuts
-            for node in [self.births.get(o[1:] if o.startswith(HOLDER) else o)]
-            if node is not None
-        }
-        if len(made_by) == 1:
-            (call,) = made_by.values()
-            if isinstance(call, ast.Call):
-                self.watched_calls[key] = call  # ``conv_out = conv_model(img)``
-        watched = Value(
-            flow=merge_flows((have.flow, {key: LIVE})),
-            models=have.models,
-            items=have.items,
-            ref=have.ref,
-            dtype=have.dtype,
-            tensor=have.tensor,
-        )
-        # Other names bound to the same tensor object see the watch too (``alias = x``).
-        current: Scope | None = scope
-        while current is not None:
-            for name, value in list(current.vars.items()):
-                if value is have and have is not EMPTY:
-                    current.vars[name] = watched
-            current = current.parent
-        scope.vars[key] = watched
-
-    def _record(
-        self,
-        node: ast.AST,
-        tape: TapeRef,
-        target: Value,
-        sources: Value,
-        leaves: list[tuple[ast.AST, Value]] | None,
-    ) -> None:
-        """Keep a gradient request for the engine, if it belongs to the tape this run follows
-        (made in the region, or in the function it calls that opened the tape)."""
-        if self.depth and (self.tape is None or self.tape.frame is None or tape.item is not self.tape.item):
-            return
-        if self.tape is None:
-            if tape.item is not None:
-                return  # a tape opened by ``with`` here: its own run checks it
-        elif tape.item is not self.tape.item:
-            return
-        check = self.checks.get(node)
-        if check is not None:
-            target, sources = join((check.target, target)), join((check.sources, sources))
-            leaves = None if check.leaves is None or leaves is None else check.leaves + leaves
-        self.checks[node] = Check(
-            node,
-            target,
-            sources,
-            self.tape.with_node if self.tape else None,
-            self.births,
-            leaves=leaves,
-            own_tape=self.tape is not None,
-            unknown_watch=self.unknown_watch,
-            watched_calls=dict(self.watched_calls),
-            watch_calls=tuple(self.watch_calls),
-            drops=dict(self.drops),
-            parts=self.program.snapshot(
-                {*sources.flow, *sources.models, *target.flow, *(m for _, v in leaves or () for m in v.models)}
-            ),
-        )
 
     # --- functions and callables -------------------------------------------------------
 
@@ -951,15 +749,6 @@ def _makes_tensor(qual: str, leaf: str, args: list[Value]) -> bool:
     if not qual.startswith(("tensorflow.", "keras.ops")) or qual.startswith("tensorflow.nest"):
         return False
     return leaf in _TENSOR_MAKERS or (bool(args) and all(a.tensor for a in args[:1]))
-
-
-def _ancestors(origin: str) -> list[str]:
-    """``model.block.dense`` -> itself, ``model.block``, ``model``."""
-    out = [origin]
-    while "." in origin:
-        origin = origin.rpartition(".")[0]
-        out.append(origin)
-    return out
 
 
 def _constructor(leaf: str) -> bool:

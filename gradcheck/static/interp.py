@@ -47,6 +47,7 @@ from gradcheck.static.values import (
     join,
     merge_flows,
     real,
+    with_origin,
 )
 
 MAX_LOOP = 4  # passes over a loop body before its state is taken as the fixpoint
@@ -441,7 +442,7 @@ class Interpreter(Resolver, Calls, Models):
             if self.tape is not None and self.depth == 0:
                 latent = self.program.latent.get(self.tape.item)
                 if latent and latent.get(target.id, (None,))[0] is getattr(self.statement, "value", None):
-                    value = _with_origin(value, target.id)
+                    value = with_origin(value, target.id)
             scope.vars[target.id] = self._named(value, target.id)
         elif isinstance(target, ast.Attribute):
             parts = dotted(target)
@@ -876,18 +877,6 @@ def _moot_outside(flow: Flow) -> Flow:
         else cuts
         for o, cuts in flow.items()
     }
-
-
-def _with_origin(value: Value, name: str) -> Value:
-    """``value`` as the tensor a later ``tape.watch(name)`` makes a source."""
-    return Value(
-        flow=merge_flows((value.flow, {name: LIVE})),
-        models=value.models,
-        items=value.items,
-        ref=value.ref,
-        dtype=value.dtype,
-        tensor=value.tensor,
-    )
 
 
 _STATEMENTS = {

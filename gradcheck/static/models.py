@@ -149,6 +149,10 @@ class Models:
         program = self.program
         if program.model_like(cls):
             token = program.fresh(node, "model", cls.name)
+            program.ctor_args[token] = (list(args or ()), dict(kwargs or {}))
+            program.ctor_calls.setdefault(cls, []).append(program.ctor_args[token])
+            if _false(keyword(node, "trainable")):  # ``Head(backbone, trainable=False)``: Keras's own keyword
+                program.frozen.add(token)
             for _attr, call, _method in program.weight_assignments(cls):
                 if _false(keyword(call, "trainable")):
                     program.stateful.setdefault(token, call)
@@ -386,8 +390,11 @@ class Models:
         inputs = flow_of([*args, *kwargs.values()])
         site = None if self.recording or self.construction else self._outside_site(node)
 
+        written = self.with_assigned(Value(), model.models).flow if self.assigned else {}
+
         def through(flow: Flow) -> Flow:
-            flow = merge_flows((flow, inputs, {HOLDER + token: LIVE}))
+            # what was written into its layers' variables or states earlier (GC113)
+            flow = merge_flows((flow, inputs, written, {HOLDER + token: LIVE}))
             for origin in flow:
                 if real(origin):
                     self.note_birth(origin, node)
@@ -473,6 +480,9 @@ class Models:
                     program.compiled.append((node, loss, receiver))
                 for token in receiver.models:
                     program.compile_losses[token] = loss
+                own = self._own_compile(receiver)
+                if own is not None:  # an override keeps what it is given (``self.alpha = alpha``)
+                    self.call_function(own, args, kwargs, node)
             if attr in _TRAIN and self.tape is None and node not in program.fit_nodes:
                 program.fit_nodes.add(node)
                 program.fits.append((node, receiver))
@@ -497,6 +507,15 @@ class Models:
                     program.add_part(token, part)
             return EMPTY
         return None
+
+    def _own_compile(self, model: Value) -> FuncRef | None:
+        """The ``compile`` a model class of the file overrides (a distiller's, given its
+        losses and weights), to run as the file calls it."""
+        ref = model.ref
+        if not isinstance(ref, Instance) or not self.program.analysable(ref.cls):
+            return None
+        method = self.program.find_method(ref.cls, "compile")
+        return None if method is None else FuncRef(method, self.program.module_scope, model)
 
     def _named_layer(self, node: ast.Call, model: Value) -> Value | None:
         """``model.get_layer("conv")``: the layer built with ``name="conv"``, when the model is

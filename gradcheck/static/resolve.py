@@ -128,6 +128,9 @@ class Resolver:
                 return Value(flow=dict.fromkeys(base.models, LIVE), models=base.models, container=True)
             if attr in _LAYER_WEIGHTS:
                 return Value(flow={f"{m}.{attr}": LIVE for m in base.models})
+            if attr == "states":  # a stateful RNN's state variables, read by its next call
+                held = Value(flow={f"{m}.states": LIVE for m in base.models})
+                return Value(flow=held.flow, element=held, container=True)
             if attr == "optimizer":
                 return Value(ref=LIBRARY)  # what ``compile`` was given: a Keras optimizer, keeps nothing
             return EMPTY
@@ -190,11 +193,18 @@ class Resolver:
                     if method.name == "__init__" and _unknown_parameter(value, method):
                         # ``self.G = generator``, a parameter: what the one subclass whose
                         # constructor calls this one passes (``GAN.__init__(self, g, d)``)
-                        written = self._from_subclass(instance, base, prefix, attr) or written
+                        written = (
+                            self._from_caller(instance, prefix, value, method)
+                            or self._from_subclass(instance, base, prefix, attr)
+                            or written
+                        )
                     found_values.append(written)
             else:
-                interp = self._construction(method, model, value)
-                found_values.append(interp.eval(value, self._method_scope(method, base)))
+                passed = self._passed_to(method, value)
+                if passed is None:
+                    interp = self._construction(method, model, value)
+                    passed = interp.eval(value, self._method_scope(method, base))
+                found_values.append(passed)
         found = join(program.rename(v, name) for v in found_values)
         if (not found.models and not found.flow and found.ref is None and model_name(attr)) or (
             # set from a constructor parameter (unknown here) and called on tensors in a model class
@@ -206,8 +216,57 @@ class Resolver:
         ):
             program.kinds.setdefault(name, "model")
             found = Value(models=frozenset((name,)))
+        if found.models and self._frozen_arguments(instance, prefix, values):
+            program.frozen.update(found.models)
         cache[key] = found
         return found
+
+    def _frozen_arguments(self, instance: Instance, prefix: str, values: list[tuple[ast.AST, ast.AST | None]]) -> bool:
+        """``self.<attr> = <parameter>`` in the constructor, and every such parameter given a
+        model made non-trainable by the call that built this instance (``Head(backbone,
+        trainable=False)``, or a backbone set ``trainable = False`` before): what ``fit``'s
+        request leaves out (a momentum encoder updated by assignment, never by the optimizer)."""
+        program = self.program
+        passed = program.ctor_args.get(prefix)
+        init = program.find_method(instance.cls, "__init__")
+        if passed is None or init is None:
+            return False
+        for value, method in values:
+            if method is not init or not _unknown_parameter(value, method):
+                return False
+            given = _bound_argument(method, value.id, *passed)
+            if given is None or not given.models or not given.models <= program.frozen:
+                return False
+        return True
+
+    def _from_caller(self, instance: Instance, prefix: str, value: ast.Name, method: ast.AST) -> Value | None:
+        """``self.<attr> = <parameter>`` in the constructor the file's call of the class ran
+        (``Distiller(student=student, teacher=teacher)``): the model that call passed. A Keras
+        model tracks the models kept in its attributes: they are parts of it, their variables
+        among those ``fit`` asks for. None: no such call seen, or it passed no model."""
+        program = self.program
+        passed = program.ctor_args.get(prefix)
+        calls = program.ctor_calls.get(instance.cls, [])
+        if passed is None and prefix == program.self_token(instance.cls) and len(calls) == 1:
+            # ``self`` in a method run on its own (a ``train_step``): the file's one instance
+            (passed,) = calls
+        if passed is None or method is not program.find_method(instance.cls, "__init__"):
+            return None
+        given = _bound_argument(method, value.id, *passed)
+        if given is None:
+            return None
+        for model in given.models:
+            program.add_part(prefix, model)
+        return given
+
+    def _passed_to(self, method: ast.AST | None, value: ast.AST | None) -> Value | None:
+        """``self.<attr> = <parameter>`` in a method the file calls itself (a ``compile``
+        override given the losses and weights): what those calls passed. None: not a
+        parameter, or no call of the file's was followed."""
+        if method is None or not _unknown_parameter(value, method):
+            return None
+        passed = self.program.param_values.get(method, {}).get(value.id)
+        return join(passed) if passed else None
 
     def _from_subclass(self, instance: Instance, base: Value, prefix: str, attr: str) -> Value | None:
         """``self.<attr>`` as the constructor of the file's one subclass of ``instance``'s
@@ -293,6 +352,15 @@ class Resolver:
                 scope.vars[param.arg] = value if value is not EMPTY else _UNSEEN_VALUE
         scope.vars["self"] = instance
         return scope
+
+
+def _bound_argument(method: ast.AST, param: str, args: list[Value], kwargs: dict[str, Value]) -> Value | None:
+    """What a call ``Cls(*args, **kwargs)`` passes to ``param`` of its ``__init__``."""
+    if param in kwargs:
+        return kwargs[param]
+    positional = [p.arg for p in (*method.args.posonlyargs, *method.args.args)][1:]  # after ``self``
+    index = positional.index(param) if param in positional else len(args)
+    return args[index] if index < len(args) else None
 
 
 def _unknown_parameter(value: ast.AST | None, method: ast.AST) -> bool:

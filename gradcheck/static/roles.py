@@ -42,24 +42,34 @@ def _parents(root: ast.AST) -> dict[ast.AST, ast.AST]:
     return {child: parent for parent in ast.walk(root) for child in ast.iter_child_nodes(parent)}
 
 
+#: calls that keep a value's role: a reshaped, cast or softened target is still the target
+_SAME_ROLE = frozenset(("reshape", "squeeze", "expand_dims", "cast", "softmax", "sigmoid", "log_softmax"))
+
+
 def _is_target_use(node: ast.AST, parents: dict[ast.AST, ast.AST]) -> bool:
     """``node`` (the stopped value, or a name bound to it) is used as a target where it stands."""
     parent = parents.get(node)
-    while isinstance(parent, ast.UnaryOp) or (
-        isinstance(parent, ast.Call) and _last(parent.func) in ("reshape", "squeeze", "expand_dims", "cast")
+    while (
+        isinstance(parent, ast.UnaryOp)
+        or (isinstance(parent, ast.Call) and _last(parent.func) in _SAME_ROLE and parent.args[:1] == [node])
+        or (isinstance(parent, ast.BinOp) and isinstance(parent.op, ast.Div) and parent.left is node)
     ):
-        node, parent = parent, parents.get(parent)
+        node, parent = parent, parents.get(parent)  # ``softmax(teacher_logits / temperature)``
     if isinstance(parent, ast.BinOp) and isinstance(parent.op, ast.Mult):
         other = parent.right if parent.left is node else parent.left
         return _has_log(other)  # an advantage weighting a log-probability
-    if isinstance(parent, ast.Call) and parent.args and parent.args[0] is node:
-        return _last(parent.func) in _TARGET_FIRST
+    if isinstance(parent, ast.Call) and parent.args and parent.args[0] is node and len(parent.args) > 1:
+        # a Keras loss, or a loss object the program keeps (``self.distillation_loss_fn``):
+        # called as ``loss(y_true, y_pred)``
+        name = _last(parent.func)
+        return name in _TARGET_FIRST or "loss" in name.lower()
     return False
 
 
 def stops_a_target(function: ast.AST, call: ast.Call) -> bool:
     """The ``stop_gradient`` ``call`` in ``function`` (a def or the module) stops a value that
-    is then used as a target: at once, or through the name it is bound to."""
+    is then used as a target: at once, or through the name it is bound to. Also a forward
+    pass run before the tape on purpose (a teacher's soft targets)."""
     parents = _parents(function)
     if _is_target_use(call, parents):
         return True

@@ -54,7 +54,7 @@ def fit_check(make, program: Program, node: ast.Call, model: Value) -> Check | N
     loss = program.compile_losses.get(token)
     refs = loss_functions(program, loss) if loss is not None else []
     if override is not None:
-        target = _call_override(run, override, output, node)
+        target = _call_override(run, override, output, node, token)
     elif refs:
         target = join([run.call_function(ref, [Value(), output], {}, node) for ref in refs])
     else:
@@ -104,10 +104,23 @@ def _loss_override(program: Program, model: Value) -> FuncRef | None:
     return None if method is None else FuncRef(method, program.module_scope, model)
 
 
-def _call_override(run, ref: FuncRef, y_pred: Value, node: ast.Call) -> Value:
-    """``compute_loss`` called as ``train_step`` calls it: by keyword, ``y_pred`` the output."""
-    kwargs = {"x": Value(), "y": Value(), "y_pred": y_pred, "sample_weight": Value()}
-    return run.call_function(ref, [], kwargs, node)
+def _call_override(run, ref: FuncRef, y_pred: Value, node: ast.Call, token: str) -> Value:
+    """``compute_loss`` called as ``train_step`` calls it, inside its tape: by keyword (Keras
+    3), or by position when the override names its parameters otherwise (tf_keras passes
+    ``x, y, y_pred, sample_weight`` so). The models it calls through ``self`` (a teacher's
+    forward pass) are the model's own: tracked by it, so among the variables ``fit`` asks for."""
+    spec = ref.node.args
+    names = {p.arg for p in (*spec.posonlyargs, *spec.args, *spec.kwonlyargs)}
+    given = [Value(), Value(), y_pred, Value()]
+    run.building.append((token, True))
+    try:
+        if "y_pred" in names:
+            return run.call_function(
+                ref, [], dict(zip(("x", "y", "y_pred", "sample_weight"), given, strict=True)), node
+            )
+        return run.call_function(ref, given[: max(len(spec.posonlyargs) + len(spec.args) - 1, 0)], {}, node)
+    finally:
+        run.building.pop()
 
 
 def _model_output(program: Program, run, node: ast.Call, model: Value) -> Value:
@@ -132,7 +145,7 @@ def _functional_fit_check(
     for layer in sorted({o[1:] for o in outputs.flow if o.startswith(HOLDER)} - {token}):
         added += program.added_losses.get(layer, [])
     if override is not None:
-        target = join([_call_override(make(program), override, outputs, node), *added])
+        target = join([_call_override(make(program), override, outputs, node, token), *added])
     elif loss is None:
         if not added:
             return None

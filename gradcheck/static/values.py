@@ -246,3 +246,15 @@ def map_flows(value: Value, fn) -> Value:
 
 def flow_of(values: Iterable[Value]) -> Flow:
     return merge_flows(v.flow for v in values)
+
+
+def with_origin(value: Value, name: str) -> Value:
+    """``value`` as the tensor a later ``tape.watch(name)`` makes a source."""
+    return Value(
+        flow=merge_flows((value.flow, {name: LIVE})),
+        models=value.models,
+        items=value.items,
+        ref=value.ref,
+        dtype=value.dtype,
+        tensor=value.tensor,
+    )

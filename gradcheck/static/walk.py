@@ -77,3 +77,47 @@ def descendants(node: ast.AST) -> list[ast.AST]:
 
 
 __all__ = ["CHILD_FIELDS", "child_fields", "descendants"]
+
+
+def blocks(stmt: ast.stmt) -> list[list[ast.stmt]]:
+    """The statement lists nested in a compound statement."""
+    fields = BLOCK_FIELDS.get(type(stmt))
+    if fields is None:
+        return []
+    blocks = [block for block in (getattr(stmt, name) for name in fields) if block]
+    if isinstance(stmt, ast.Try) or type(stmt).__name__ == "TryStar":
+        blocks += [handler.body for handler in stmt.handlers]
+    elif isinstance(stmt, ast.Match):
+        blocks += [case.body for case in stmt.cases]
+    return blocks
+
+
+#: The statement-list fields of each compound statement (simple statements have none).
+BLOCK_FIELDS: dict[type, tuple[str, ...]] = {
+    ast.If: ("body", "orelse"),
+    ast.For: ("body", "orelse"),
+    ast.AsyncFor: ("body", "orelse"),
+    ast.While: ("body", "orelse"),
+    ast.With: ("body",),
+    ast.AsyncWith: ("body",),
+    ast.Try: ("body", "orelse", "finalbody"),
+    ast.Match: (),
+    ast.FunctionDef: ("body",),
+    ast.AsyncFunctionDef: ("body",),
+    ast.ClassDef: ("body",),
+}
+if hasattr(ast, "TryStar"):
+    BLOCK_FIELDS[ast.TryStar] = ("body", "orelse", "finalbody")
+
+
+def statements(body: list[ast.stmt]):
+    """Every statement in ``body`` and the blocks nested in it (expressions are not visited)."""
+    stack = list(reversed(body))
+    while stack:
+        stmt = stack.pop()
+        yield stmt
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            stack.extend(reversed(stmt.body))
+        else:
+            for block in blocks(stmt):
+                stack.extend(reversed(block))

@@ -11,10 +11,10 @@ import ast
 
 from gradcheck.rules import get_rule
 from gradcheck.static import catalog
-from gradcheck.static.checks.common import picked, source_list
+from gradcheck.static.checks.common import function_at, picked, source_list
 from gradcheck.static.checks.registry import register
 from gradcheck.static.names import dotted
-from gradcheck.static.program import Check, Program, callee_text
+from gradcheck.static.program import Check, Program, binding_line, callee_text
 from gradcheck.static.values import FRESH, LIVE, UNSEEN, Site
 
 CODE = "GC108"
@@ -84,11 +84,11 @@ def unused(
             elif not used(source) and not any(used(p) for p in parts) and _whole_model(program, source):
                 # The wrong model's variables (the critic's asked of the actor's loss): the
                 # line that built the list, when the request names one
-                unused(source, _request_sources_site(program, check))
+                unused(source, request_sources_site(program, check))
         elif "." not in source and not used(source):
             if kind == "tensor" and (check.unknown_watch or not check.own_tape):
                 continue
-            unused(source)
+            unused(source, _made_on_tape(program, check, source) if kind == "tensor" else None)
 
 
 def _dead_end(program: Program, check: Check, name: str) -> Site | None:
@@ -102,6 +102,17 @@ def _dead_end(program: Program, check: Check, name: str) -> Site | None:
     if len(found) != 1:
         return None
     return program.site(found[0], "GC108")
+
+
+def _made_on_tape(program: Program, check: Check, name: str) -> Site | None:
+    """A watched tensor made inside the tape's block and never consumed (the penalty's
+    interpolate, while the critic scores another): where it was made, the line to change,
+    as the trace engine names it."""
+    tape = check.tape
+    made = binding_line(program.tree, name, check.node.lineno)
+    if tape is None or made is None or not tape.lineno < made.lineno <= (tape.end_lineno or tape.lineno):
+        return None
+    return program.site(made, "GC108")
 
 
 def _target_outside(target: dict) -> Site | None:
@@ -146,7 +157,7 @@ def _whole_model(program: Program, source: str) -> bool:
     return source in program.weighted or bool(program.parts.get(source)) or source in program.sequential
 
 
-def _request_sources_site(program: Program, check: Check) -> Site | None:
+def request_sources_site(program: Program, check: Check) -> Site | None:
     """GC108 where the request's source list was built, when it names a list bound before
     (``g_vars = generator_ema.trainable_variables``): the line to change when the list holds
     the wrong model's variables."""
@@ -166,25 +177,76 @@ def _request_sources_site(program: Program, check: Check) -> Site | None:
 _PICKS = frozenset(("gather", "gather_nd", "slice", "strided_slice", "boolean_mask"))
 
 
-def fresh_tensors(program: Program, node: ast.Call) -> list[ast.AST]:
+def fresh_tensors(program: Program, node: ast.Call) -> list[tuple[str, ast.AST]]:
     """Sources written as a slice or gather in the gradient call (``tape.gradient(loss,
-    x[:, 0])``): tensors made there, after the target, so the target cannot depend on
-    them. Only where the spelling is certain: a multi-dimensional slice (no list takes a
-    tuple of slices), or a ``tf.gather``-like call."""
+    x[:, 0])``), or bound to one and read nowhere else (``x0 = tf.gather(x, [0], axis=1)``
+    then ``tape.gradient(y, x0)``): tensors made from the input, which the target was
+    computed without, so it cannot depend on them. Each as (its name, where it was made).
+    Only where the spelling is certain: a multi-dimensional slice (no list takes a tuple of
+    slices), or a ``tf.gather``-like call."""
     sources = node.args[1] if len(node.args) > 1 else next((k.value for k in node.keywords if k.arg == "sources"), None)
     parts = sources.elts if isinstance(sources, (ast.List, ast.Tuple)) else [sources] if sources is not None else []
     out = []
     for part in parts:
-        if isinstance(part, ast.Subscript):
-            index = part.slice
-            if isinstance(index, ast.Tuple) and any(isinstance(e, ast.Slice) or _is_ellipsis(e) for e in index.elts):
-                out.append(part)
-        elif isinstance(part, ast.Call):
-            names = dotted(part.func)
-            qual = program.aliases.resolve(names) if names else None
-            if qual is not None and qual.startswith("tensorflow.") and qual.rpartition(".")[2] in _PICKS:
-                out.append(part)
+        if _is_pick(program, part):
+            out.append((ast.unparse(part), part))
+        elif isinstance(part, ast.Name):
+            made = _picked_only_as_source(program, node, part.id)
+            if made is not None:
+                out.append((part.id, made))
     return out
+
+
+def _is_pick(program: Program, part: ast.AST) -> bool:
+    if isinstance(part, ast.Subscript):
+        index = part.slice
+        return isinstance(index, ast.Tuple) and any(isinstance(e, ast.Slice) or _is_ellipsis(e) for e in index.elts)
+    if isinstance(part, ast.Call):
+        names = dotted(part.func)
+        qual = program.aliases.resolve(names) if names else None
+        return qual is not None and qual.startswith("tensorflow.") and qual.rpartition(".")[2] in _PICKS
+    return False
+
+
+def _picked_only_as_source(program: Program, request: ast.Call, name: str) -> ast.AST | None:
+    """The pick ``name`` was last bound to before ``request``, in the same function, when the
+    function reads ``name`` only as the sources of gradient requests (never watched, never
+    computed with)."""
+    scope = function_at(program, request) or program.tree
+    bound = None
+    for node in ast.walk(scope):
+        if (
+            isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name)
+            and node.targets[0].id == name
+            and node.lineno <= request.lineno
+            and (bound is None or node.lineno > bound.lineno)
+        ):
+            bound = node
+    if (
+        bound is None
+        or not _is_pick(program, bound.value)
+        or function_at(program, bound) is not function_at(program, request)
+    ):
+        return None
+    as_source = {
+        id(call.args[1])
+        for call in ast.walk(scope)
+        if isinstance(call, ast.Call)
+        and isinstance(call.func, ast.Attribute)
+        and call.func.attr in catalog.GRADIENT_METHODS
+        and len(call.args) > 1
+    }
+    for node in ast.walk(scope):
+        if (
+            isinstance(node, ast.Name)
+            and node.id == name
+            and isinstance(node.ctx, ast.Load)
+            and id(node) not in as_source
+        ):
+            return None
+    return bound.value
 
 
 def _is_ellipsis(node: ast.AST) -> bool:

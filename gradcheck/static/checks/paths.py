@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 from dataclasses import replace
 
+from gradcheck.static.checks import gc108
 from gradcheck.static.checks.common import picked
 from gradcheck.static.program import Check, Program
 from gradcheck.static.values import HOLDER, Site, has_live
@@ -55,7 +56,10 @@ def path_cuts(
                 if has_live(check.target.flow) and sites and all(program.stops_a_target(s) for s in sites):
                     # only through a target stopped on purpose, while the loss trains
                     # something else: the sources are the mistake, not the stop
-                    sites = [program.site(check.node, "GC108", method="stopped-target")]
+                    # (a forward pass run before the tape on purpose: the list that asks for
+                    # its variables, as the trace engine's ``source_list``)
+                    built = gc108.request_sources_site(program, check) if sites[0].code == "GC109" else None
+                    sites = [built or program.site(check.node, "GC108", method="stopped-target")]
                 for site in sites:
                     starved[site].add(unit[0] if partly else source)
                     through.setdefault(site, (origin, check, len(sites)))

@@ -39,9 +39,9 @@ def source_causes(
             if program.model_kind(source) in ("model", "variable"):
                 report(program.site(blind, "GC110", method="accessed"), source, {source})
     if gradient:
-        for part in gc108.fresh_tensors(program, check.node):
-            # made in the request itself: a new tensor, on no path to the target (GC108 there)
-            name = ast.unparse(part)
+        for name, part in gc108.fresh_tensors(program, check.node):
+            # made in the request itself, or picked for it alone: a new tensor, on no path
+            # to the target (GC108 where it was made)
             program.kinds.setdefault(name, "tensor")
             report(program.site(part, "GC108"), name, set())
     for node, value in check.leaves or ():
@@ -86,12 +86,16 @@ def source_causes(
                 report(program.site(made, "GC110"), node.id, covered)
         elif isinstance(node, ast.Attribute) and node.attr in ALL_VARIABLES and value.models:
             gc115.stateful_parts(program, check, value, program.site(check.node, "GC115"), report)
+            if gradient:
+                gc115.untyped_models(program, check, node, value, program.site(check.node, "GC115"), report)
         if isinstance(node, ast.Name) and gradient and value.models and value.container:
             # ``params = model.variables`` then ``tape.gradient(loss, params)``: the line that
             # built the list is the one to change
             built = gc115.all_variables_binding(program, check.node, node.id)
             if built is not None:
                 gc115.stateful_parts(program, check, value, program.site(built, "GC115"), report)
+                if isinstance(built, ast.Attribute):
+                    gc115.untyped_models(program, check, built, value, program.site(built, "GC115"), report)
     # Integer variables among what the sources hold (``add_weight(..., dtype="int32")``).
     for source in sources - done:
         for part in sorted({source} | program.parts_in(check, source)):
