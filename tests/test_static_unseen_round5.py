@@ -692,6 +692,44 @@ for _sp, _imports, _keras in (
         )
 
 
+# --- progG: a file class's own method named like a Keras one (a PINN's ``evaluate``) -------
+# ``self.evaluate(x)`` on a ``tf.Module`` of the file that defines ``evaluate`` runs the file's
+# method (here the network), not Keras's ``Model.evaluate`` (which returns NumPy: GC105).
+
+_OWN_METHOD = """\
+import numpy as np
+import tensorflow as tf
+
+
+class Net({base}):
+    def __init__(self):
+        super().__init__()
+        self.w = tf.Variable(tf.random.normal([1, 8]))
+        self.v = tf.Variable(tf.random.normal([8, 1]))
+
+    def {name}(self, x):
+        return tf.tanh(x @ self.w) @ self.v
+
+    def step(self, x, opt):
+        with tf.GradientTape() as tape:
+            u = {use}
+            loss = tf.reduce_mean(tf.square(u - 1.0))
+        grads = tape.gradient(loss, self.trainable_variables)
+        opt.apply_gradients(zip(grads, self.trainable_variables))
+
+
+net = Net()
+net.step(tf.constant(np.linspace(0, 1, 16, dtype="float32")[:, None]), tf.keras.optimizers.Adam())
+"""
+for _name in ("evaluate", "predict"):
+    for _base in ("tf.Module", "tf.keras.Model"):
+        _b = _base.split(".")[-1]
+        VALID[f"own-method-{_name}-{_b}"] = _OWN_METHOD.format(base=_base, name=_name, use=f"self.{_name}(x)")
+        INVALID[f"own-method-{_name}-numpy-{_b}"] = _OWN_METHOD.format(
+            base=_base, name=_name, use=f"tf.constant(self.{_name}(x).numpy())  # expect: GC105"
+        )
+
+
 @pytest.mark.parametrize("source", [pytest.param(s, id=k) for k, s in INVALID.items()])
 def test_invalid_shape_is_found_exactly(source):
     assert expected(source), "an invalid shape must mark its culprits"

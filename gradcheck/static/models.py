@@ -569,7 +569,11 @@ class Models:
 
     def _maybe_own_method(self, receiver: Value, attr: str) -> bool:
         """A model only guessed from its name (a parameter ``model``) may be an instance of
-        a class of this file that defines ``attr`` itself (a NumPy model's ``predict``)."""
+        a class of this file that defines ``attr`` itself (a NumPy model's ``predict``); an
+        instance of a file class that defines it (a ``tf.Module``'s own ``evaluate``) is."""
+        ref = receiver.ref
+        if isinstance(ref, Instance) and self.program.find_method(ref.cls, attr) is not None:
+            return True
         if not receiver.models <= self.program.guessed:
             return False
         return any(self.program.find_method(cls, attr) for cls in self.program.classes.values())
