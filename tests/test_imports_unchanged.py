@@ -258,3 +258,44 @@ def test_keras_classes_are_none_until_the_program_imports_keras():
         "False",
         "Variable BaseOptimizer",
     ], proc.stderr[-2000:]
+
+
+LATE_KERAS3 = """\
+import os
+
+os.environ["TF_USE_LEGACY_KERAS"] = "1"
+import numpy as np
+import tensorflow as tf
+import keras  # Keras 3, imported after tf_keras: its classes are hooked from here on
+
+model = keras.Sequential([keras.Input((3,)), keras.layers.Dense(4), keras.layers.Dense(1)])
+x = np.random.rand(8, 3).astype("float32")
+with tf.GradientTape() as tape:
+    h = model(x)
+    loss = tf.reduce_mean({loss})
+grads = tape.gradient(loss, model.trainable_variables)
+keras.optimizers.Adam().apply_gradients(zip(grads, model.trainable_variables))
+"""
+
+
+@pytest.mark.keras2
+@pytest.mark.skipif(not HAS_TF_KERAS, reason="tf_keras is not installed")
+@pytest.mark.parametrize(
+    ("loss", "expected"),
+    [("tf.cast(tf.argmax(h, axis=1), tf.float32)", [("GC101", 12)]), ("h * h", [])],
+    ids=["argmax", "correct-twin"],
+)
+def test_keras3_imported_after_tf_keras_is_hooked_then(tmp_path, loss, expected):
+    """gradcheck imports no Keras 3 for a tf_keras program; when the program imports it
+    itself, later, the hooks go in again over its classes (``runner._Tracer``) and its models
+    are checked as Keras 3's (variables named by their paths), a correct twin silent. (The
+    cut is found through the tape alone too: this guards the late import, not each hook.)"""
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "train.py").write_text(LATE_KERAS3.format(loss=loss))
+    checked = _run(project, "gradcheck", "-m", "gradcheck", "--format", "json", "train.py")
+    record = json.loads(checked.stdout)["files"][0]
+    assert record["error"] is None and record["steps_checked"] == 1, checked.stdout
+    assert [(f["code"], f["line"]) for f in record["findings"]] == expected
+    if expected:
+        assert "sequential/dense/kernel" in record["findings"][0]["variables"]
