@@ -535,3 +535,84 @@ def test_the_restop_on_every_python_version(tmp_path, scenario, progress):
         assert proc.stdout.strip() == "GC902", (python, proc.stderr[-2000:])  # no gradient: the stop was the helper's
         assert _progress(tmp_path) == progress, python
         (tmp_path / "trained").unlink(missing_ok=True)
+
+
+PROCESS_STATE = """\
+import json, logging, os, signal, sys, threading, warnings
+
+SEEN = {}
+
+
+def state(when):
+    seen = {
+        "warnings": [repr(f) for f in warnings.filters],
+        "loggers": {
+            name: [logger.level, [type(h).__name__ for h in logger.handlers], logger.propagate, logger.disabled]
+            for name, logger in (
+                (n, logging.getLogger(n)) for n in ("", "tensorflow", "absl", "keras", "h5py", "py.warnings")
+            )
+        },
+        "logging_disabled": logging.root.manager.disable,
+        "signals": {n: repr(signal.getsignal(getattr(signal, n))) for n in ("SIGINT", "SIGTERM", "SIGUSR1", "SIGUSR2", "SIGHUP", "SIGPIPE", "SIGALRM")},
+        "sys_path": sys.path,
+        "threads": sorted(t.name for t in threading.enumerate()),
+        "hooks": [repr(sys.excepthook), repr(sys.displayhook), repr(sys.gettrace()), repr(sys.getprofile())],
+        "limits": [sys.getrecursionlimit(), sys.getswitchinterval(), sys.get_int_max_str_digits()],
+        "cwd": os.getcwd(),
+        "environ": sorted(os.environ),
+    }
+    if "tensorflow" in sys.modules:
+        tf = sys.modules["tensorflow"]
+        from tensorflow.python.framework import config
+
+        seen["tf"] = [
+            tf.config.get_soft_device_placement(),
+            tf.config.functions_run_eagerly(),
+            tf.executing_eagerly(),
+            config.is_op_determinism_enabled(),
+            tf.config.experimental.tensor_float_32_execution_enabled(),
+            tf.debugging.get_log_device_placement(),
+            tf.config.threading.get_inter_op_parallelism_threads(),
+            tf.config.threading.get_intra_op_parallelism_threads(),
+            sorted(tf.config.optimizer.get_experimental_options().items()),
+            tf.config.optimizer.get_jit(),
+            tf.get_logger().level,
+            tf.keras.backend.floatx(),
+            tf.keras.mixed_precision.global_policy().name,
+        ]
+    SEEN[when] = seen
+
+
+def dump():
+    state("at exit")
+    json.dump(SEEN, open(os.path.join(os.environ["PROBE"], "seen.json"), "w"))
+
+
+state("before tensorflow")
+import numpy as np
+import tensorflow as tf
+
+state("after tensorflow")
+__import__("atexit").register(dump)
+w = tf.Variable(tf.ones([3, 1]))
+with tf.GradientTape() as tape:
+    state("in the tape")
+    loss = tf.reduce_sum(np.ones((4, 3), np.float32) @ w)
+tape.gradient(loss, w)
+"""
+
+
+def test_the_process_state_the_script_sees_is_pythons(tmp_path):
+    """Warnings filters, logging, signal handlers, ``sys.path``, threads, interpreter hooks and
+    limits, the environment, ``tf.config`` and Keras's settings: before TensorFlow, after it,
+    inside the checked step and at the end, as under python. (What differs on purpose:
+    ``sys.meta_path`` holds the import hook, ``sys.dont_write_bytecode`` keeps ``__pycache__``
+    out of the project, and the child leads its own process group, killed as one.)"""
+    script = tmp_path / "train.py"
+    script.write_text(PROCESS_STATE)
+    _python(script, cwd=tmp_path)
+    expected = _seen(tmp_path)
+    assert list(expected) == ["before tensorflow", "after tensorflow", "in the tape", "at exit"]
+    proc = _gradcheck("train.py", cwd=tmp_path)
+    assert json.loads(proc.stdout)["files"][0]["steps_checked"] == 1, proc.stdout + proc.stderr
+    assert _seen(tmp_path) == expected

@@ -416,6 +416,7 @@ model.save("final.keras")
 model.save("saved_model_dir")
 with open(os.environ["SANDBOX_DONE"], "w") as fh:
     fh.write("ran to the end")
+model.fit(x, y, epochs=1, verbose=0)  # a second training: the check runs on to it
 """
 
 

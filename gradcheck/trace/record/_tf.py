@@ -35,12 +35,34 @@ remove_op_callback = op_callbacks.remove_op_callback
 UNCONNECTED_NONE = UnconnectedGradients.NONE
 UNCONNECTED_ZERO = UnconnectedGradients.ZERO
 
-try:  # Keras 3
-    from keras.src.backend.common.variables import Variable as KerasVariable
-    from keras.src.optimizers.base_optimizer import BaseOptimizer as KerasOptimizer
-except ImportError:  # pragma: no cover - Keras 2 / no Keras
-    KerasVariable = None
-    KerasOptimizer = None
+#: Keras 3's classes, looked up only once the program has imported Keras 3 itself: a tf_keras
+#: program never imports it (under ``python`` it would not, and importing it runs Keras 3's
+#: own imports: its data adapters probe ``pandas.Series`` in a program whose ``pandas`` is a
+#: stub of its own). ``_tf.KerasVariable`` / ``_tf.KerasOptimizer`` are None until then.
+_KERAS3 = {
+    "KerasVariable": ("keras.src.backend.common.variables", "Variable"),
+    "KerasOptimizer": ("keras.src.optimizers.base_optimizer", "BaseOptimizer"),
+}
+
+
+def _imported_class(package: str, module: str, name: str):
+    """``module.name`` if the program has imported ``package``; None otherwise (never imported here)."""
+    if package not in sys.modules:
+        return None
+    try:
+        return getattr(importlib.import_module(module), name)
+    except (ImportError, AttributeError):  # pragma: no cover - a stub or another version of the package
+        return None
+
+
+def __getattr__(attribute: str):
+    where = _KERAS3.get(attribute)
+    if where is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {attribute!r}")
+    cls = _imported_class("keras", *where)
+    if cls is not None:
+        globals()[attribute] = cls  # found for good: the module attribute from now on
+    return cls
 
 
 #: The attribute by which autograph knows its own artifacts and calls them as they are
@@ -60,15 +82,11 @@ def autograph_mapper_class():
 
 def _keras_classes(keras3: tuple[str, str], legacy: tuple[str, str]) -> list:
     """A Keras base class in use: Keras 3's, and tf_keras's when legacy Keras is on
-    (``TF_USE_LEGACY_KERAS=1``); each (module, name), skipped when it cannot be imported."""
-    wanted = [keras3, legacy] if legacy_keras() else [keras3]
-    classes = []
-    for module, name in wanted:
-        try:
-            classes.append(getattr(importlib.import_module(module), name))
-        except (ImportError, AttributeError):  # pragma: no cover - no Keras 3 / tf_keras missing
-            pass
-    return classes
+    (``TF_USE_LEGACY_KERAS=1``); each (module, name), only from a Keras the program imported."""
+    wanted = [("keras", *keras3)]
+    if legacy_keras():
+        wanted.append(("tf_keras", *legacy))
+    return [cls for cls in (_imported_class(*where) for where in wanted) if cls is not None]
 
 
 def keras_model_classes() -> list:
@@ -234,7 +252,8 @@ def is_tensor(value) -> bool:
 def is_variable(value) -> bool:
     if isinstance(value, tf.Variable):
         return True
-    return KerasVariable is not None and isinstance(value, KerasVariable)
+    keras_variable = globals().get("KerasVariable") or __getattr__("KerasVariable")
+    return keras_variable is not None and isinstance(value, keras_variable)
 
 
 def handle_of(variable):

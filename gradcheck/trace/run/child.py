@@ -32,7 +32,11 @@ def _answer_where(path: str) -> None:
     user's code is, ``train.py:42 in fill_buffer``, to ``path``. A thread waits on the pipe
     and reads the main thread's frame: no signal handler, so a script's own SIGUSR1 handler
     never runs for us and cannot replace us. When the parent is gone (the pipe's end: it was
-    killed), the script's process group goes too: nobody would stop it at the timeout."""
+    killed), the script's process group goes too: nobody would stop it at the timeout. The
+    thread is a bare ``_thread`` one, which ``threading.enumerate()`` does not list: a program
+    that joins every thread but its main one, or counts them, sees the threads it has under
+    python."""
+    import _thread
     import threading
 
     fd_text = os.environ.pop(_WHERE_FD, None)  # the script's environment is as under python
@@ -81,7 +85,7 @@ def _answer_where(path: str) -> None:
                 return
             answer()
 
-    threading.Thread(target=serve, name="gradcheck-where", daemon=True).start()
+    _thread.start_new_thread(serve, ())
 
 
 def _drop_working_directory_from_path() -> None:

@@ -23,6 +23,7 @@ from gradcheck.trace.record import frames, restop  # import no TensorFlow
 from gradcheck.trace.record.errors import StopCheck  # imports no TensorFlow
 from gradcheck.trace.run import sandbox
 from gradcheck.trace.run.lazy import TensorFlowImportHook
+from gradcheck.trace.run.own_failure import HooksFailed
 
 if TYPE_CHECKING:
     from gradcheck.trace.capture.reach import Reach
@@ -111,6 +112,8 @@ def run_file(
         ended = "the script ended without reaching it"
     except StopCheck:
         ended = "the check ended at a gradient that could not be computed"
+    except HooksFailed:
+        pass  # gradcheck's own failure (tracer.failure below), not the script's
     except SystemExit as exit_:
         ended = f"the script exited (sys.exit({exit_.code!r})) without reaching it"
         if not tracer.gradient_calls:
@@ -149,6 +152,10 @@ def run_file(
         sys.argv, sys.path[:] = saved_argv, saved_path
         if main_module is not None:
             sys.modules["__main__"] = main_module
+    if tracer.failure is not None:  # even when the script caught it and ran on unchecked
+        result.error = tracer.failure.check_error()
+        if show_traceback:
+            traceback.print_exception(tracer.failure.error, file=sys.stderr)
     session = tracer.session
     found = list(session.findings) if session is not None else []
     result.findings = _relative(found + result.findings, abspath, shown)
@@ -191,16 +198,19 @@ def _not_reached(result: FileResult, reach: Reach | None, ended: str | None) -> 
 
 class _Tracer:
     """The session, made and activated when the script's own import of TensorFlow is done
-    (``lazy.TensorFlowImportHook`` calls ``ready``), and activated again, with tf_keras's
-    classes hooked too, when the script first imports tf_keras later."""
+    (``lazy.TensorFlowImportHook`` calls ``ready``), and activated again, with the classes of
+    a Keras hooked too, when the script first imports that Keras later (``tf_keras`` after
+    ``tensorflow``, or Keras 3 in a tf_keras program: never imported for it)."""
 
     def __init__(self, options: dict, *, check_custom_gradients: bool, reach: Reach | None = None) -> None:
         self.options = options
         self.check_custom_gradients = check_custom_gradients
         self.reach = reach
         self.session: Session | None = None
-        self._with_tf_keras = False
+        self._kerases: frozenset[str] = frozenset()  # the Keras packages hooked
         self._busy = False
+        #: installing the hooks raised: gradcheck's failure, whatever the script does next
+        self.failure: HooksFailed | None = None
         #: a ``fit`` ended at its checked steps returned and the program went on (``_fit``)
         self.continued = False
         self._fit_patches = _NoPatches()
@@ -209,12 +219,15 @@ class _Tracer:
     def gradient_calls(self) -> list:
         return self.session.gradient_calls if self.session is not None else []
 
-    def ready(self, _name: str) -> None:
-        if self._busy:  # an import made while the hooks go in
+    def ready(self, name: str) -> None:
+        if self._busy or self.failure is not None:  # an import made while the hooks go in
             return
         self._busy = True
         try:
             self._ready()
+        except Exception as error:
+            self.failure = HooksFailed(name, error)
+            raise self.failure from error
         finally:
             self._busy = False
 
@@ -223,14 +236,15 @@ class _Tracer:
         from gradcheck.trace.capture import hooks
         from gradcheck.trace.capture.session import Session
 
+        kerases = frozenset(name for name in ("keras", "tf_keras") if name in sys.modules)
         if self.session is None:
             self.session = Session(**self.options)
             self.session.reach = self.reach
-        elif self._with_tf_keras or "tf_keras" not in sys.modules:
+        elif kerases <= self._kerases:
             return
         else:
-            hooks.deactivate(self.session)  # installed again below, now over tf_keras's classes too
-        self._with_tf_keras = "tf_keras" in sys.modules
+            hooks.deactivate(self.session)  # installed again below, now over the new Keras's classes too
+        self._kerases = kerases
         hooks.activate(self.session)
         from gradcheck.trace.values import custom_check
 

@@ -168,6 +168,8 @@ def _rmtree(box: Sandbox, real):
 
 
 def _wrap_h5py(box: Sandbox, h5py) -> None:
+    if not isinstance(getattr(h5py, "File", None), type):
+        return  # the program's own ``h5py`` (a stub beside it, as python imports it): nothing to wrap
     real = h5py.File.__init__
 
     @functools.wraps(real)

@@ -66,7 +66,11 @@ def activate(session: Session) -> None:
     global _ACTIVE
     if _ACTIVE is not None:
         raise RuntimeError("a gradcheck session is already active")
-    install(session)
+    try:
+        install(session)
+    except BaseException:
+        uninstall(session)  # no step half in: the program goes on as under python
+        raise
     _ACTIVE = session
 
 

@@ -129,12 +129,13 @@ def _starved(args, kwargs, pairs: bool) -> set[str]:
 def _loss_scale_methods() -> list:
     """The methods that multiply a loss by a LossScaleOptimizer's dynamic loss scale."""
     out = []
-    try:
-        from keras.optimizers import LossScaleOptimizer
+    if "keras" in sys.modules:  # a tf_keras program never imports Keras 3 (nor does gradcheck for it)
+        try:
+            from keras.optimizers import LossScaleOptimizer
 
-        out.append((LossScaleOptimizer, "scale_loss"))
-    except ImportError:  # pragma: no cover - no Keras 3
-        pass
+            out.append((LossScaleOptimizer, "scale_loss"))
+        except ImportError:  # pragma: no cover - no Keras 3
+            pass
     if "tf_keras" in sys.modules:
         try:
             from tf_keras.src.mixed_precision.loss_scale_optimizer import LossScaleOptimizer as Legacy
