@@ -144,6 +144,10 @@ def _request(session, tape, state, caller, target, sources, output_gradients, co
     Jacobian, every source the target is not connected to on the tape), then the
     degenerate ones: the ``lookup``, ``none`` and ``values`` phases of the registry."""
     eager = _tf.executing_eagerly()
+    if eager and not jacobian and not _tf.tf.nest.flatten(sources):
+        # asks for nothing (``model.trainable_variables`` read before the model's first call,
+        # so empty at the first update only): it checks nothing, so it spends no step
+        return compute()
     if eager and not _count_eager_call(session, caller, state):
         return compute()  # an inner call repeated under a recording outer tape: checked once
     session.flush_watch()
