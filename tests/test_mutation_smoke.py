@@ -280,6 +280,20 @@ def test_ground_truth_by_phase():
     assert score.phase_bucket(None) == score.phase_bucket(1) == "1" and score.phase_bucket(3) == ">=2"
 
 
+def test_a_step_traced_then_crashing_under_python_is_a_crash():
+    """progG's item 19: a mutant whose ``fit`` step traced its request, then failed to build
+    (a softmax of a scalar), ran no gradient: a crash, not a "change". Traced ``None``s that
+    make ``fit`` raise are still the starving bug."""
+    orig = {"records": [{"line": 1, "sources": [{"name": "a", "status": "ok", "norm": 1.0}]}], "crash": None}
+    crash = {"type": "ValueError", "message": "Shape must be at least rank 1"}
+    traced_only = {"traced": [{"line": 1, "sources": [{"name": "a", "status": "?"}]}], "crash": crash, "returncode": 1}
+    d = score.compare(orig, traced_only)
+    assert d["crashed"] and score.classify("change", False, d) == "crashed"
+    starving = {**traced_only, "traced": [{"line": 1, "sources": [{"name": "a", "status": "none"}]}]}
+    d = score.compare(orig, starving)
+    assert d["starved"] == ["a"] and not d["crashed"] and score.classify("starve", False, d) == "valid"
+
+
 def test_adapt_transforms():
     src = "import gym\nimport wandb\nEPOCHS = 50\nwandb.log({'a': 1})\n(x, y), _ = mnist.load_data()\n"
     out = adapt.adapt(
@@ -472,3 +486,12 @@ def test_a_loss_that_turns_non_finite_is_the_truth_of_a_gc204_mutant():
     assert not score.twin_ok(diff)
     finite = score.compare(original, {"records": [{**mutant["records"][0], "loss": "ok"}]})
     assert not finite["loss_nonfinite"] and score.classify("nonfinite-loss", False, finite) == "no-effect"
+
+
+def test_a_removed_watch_expects_its_line_or_its_tapes_with():
+    """GC110 for a tensor made before the tape is right at the removed watch (now ``pass``)
+    or at the tape's ``with`` (the block the watch belongs in): progG's item 15."""
+    (mutant,) = OPERATORS["remove_watch"].mutants(SNIPPET)[:1]
+    lines = mutant.source.splitlines()
+    expected = [lines[n - 1].strip() for n in mutant.lines]
+    assert "pass" in expected and any(e.startswith("with tf.GradientTape()") for e in expected), expected

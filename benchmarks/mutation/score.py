@@ -91,6 +91,11 @@ def compare(orig: dict[str, Any], mut: dict[str, Any]) -> dict[str, Any]:
         first = min(len(a), len(b))
     if not b and not crashed:
         crashed = mut.get("returncode") not in (0, None) or mut.get("returncode") is None
+    if b and not mut.get("records") and mut.get("crash") is not None and not (starved or nonfinite):
+        # only traced, never run, then a crash (a graph that fails to build after its gradient
+        # was traced): no gradient TensorFlow computed differs, and the traces knew no None
+        crashed = True
+        first = 0 if first is None else first
     ref = a[first] if first is not None and first < len(a) else None
     return {
         "phase": (ref or {}).get("phase") if phased else None,
