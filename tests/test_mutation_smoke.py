@@ -495,3 +495,16 @@ def test_a_removed_watch_expects_its_line_or_its_tapes_with():
     lines = mutant.source.splitlines()
     expected = [lines[n - 1].strip() for n in mutant.lines]
     assert "pass" in expected and any(e.startswith("with tf.GradientTape()") for e in expected), expected
+
+
+def test_a_second_cause_tensorflow_confirms_is_not_a_wrong_code():
+    """progG's item 18: a zeroed penalty input (GC201, the operator's) also makes the
+    penalty's sqrt non-finite for the critic: GC202 for exactly the variables the probe saw
+    non-finite is right too; a GC202 naming others is not."""
+    diff = {"starved": ["x"], "nonfinite": ["critic/kernel"]}
+    gc201 = {"code": "GC201", "line": 3, "variables": ["x"]}
+    confirmed = {"code": "GC202", "line": 7, "variables": ["critic/kernel"]}
+    unconfirmed = {"code": "GC202", "line": 7, "variables": ["gen/kernel"]}
+    assert score.score(("GC201",), [3], diff, {"findings": [gc201, confirmed]})["all"]
+    assert not score.score(("GC201",), [3], diff, {"findings": [gc201, unconfirmed]})["all"]
+    assert not score.score(("GC201",), [3], diff, {"findings": [confirmed]})["found"]
