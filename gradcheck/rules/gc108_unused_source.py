@@ -67,6 +67,13 @@ class Regressor(keras.Model):
             "computation (the next layer or the loss term) where another value is used instead, or, if it "
             "is not needed, remove it and the layers that only compute it.",
         ),
+        "dropped-term": (
+            "When the last value made from them is a loss term (a penalty, a distillation or auxiliary loss) "
+            "that the loss expression leaves out",
+            "{value} is computed from {names} but this loss leaves it out: add it to the loss "
+            "(`loss = ... + weight * {value_name}`), or, if it is not meant to train them, remove it and "
+            "leave {names} out of the sources.",
+        ),
         "compile": (
             "When `compile` leaves an output of the model without a loss (`model.fit`)",
             "Give every output a loss and a loss weight, one entry per output in "

@@ -11,6 +11,7 @@ from gradcheck.trace.diagnose.context import Context, Source
 from gradcheck.trace.diagnose.cut_findings import cut_finding
 from gradcheck.trace.diagnose.cuts import BOUNDARY, Cut
 from gradcheck.trace.diagnose.describe import make, op_label
+from gradcheck.trace.diagnose.dropped_term import loss_statement
 from gradcheck.trace.diagnose.escape import escape_fields, is_log_line
 from gradcheck.trace.diagnose.loop_bodies import dropped_in_loop
 from gradcheck.trace.diagnose.source_list import sources_location, trains_another_model
@@ -316,7 +317,16 @@ def _unused_finding(ctx: Context, source: Source, reach: set[int]) -> Finding:
         elif dead_end is not None:
             name = sourcemap.bound_name(dead_end.path, dead_end.line)
             value = f"`{name}`" if name else "the value computed here"
-            finding = _located(ctx, "GC108", [source], dead_end, variant="dead-end", value=value)
+            loss = loss_statement(ctx, sinks[-1], dead_end)
+            if loss is not None:  # a loss term computed, and left out of the loss
+                finding = _located(
+                    ctx, "GC108", [source], loss, variant="dropped-term", value=value, value_name=name or "term"
+                )
+                finding.notes.append(
+                    f"{value} is computed from them at line {dead_end.line} and never reaches the loss"
+                )
+            else:
+                finding = _located(ctx, "GC108", [source], dead_end, variant="dead-end", value=value)
         else:
             # a watched tensor no value of the loss was made from: the variable fix does not fit
             tensor = {} if source.is_variable else {"variant": "tensor"}

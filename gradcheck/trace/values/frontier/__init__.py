@@ -45,6 +45,7 @@ from gradcheck.findings import Finding
 from gradcheck.trace.diagnose.describe import merge
 from gradcheck.trace.values.frontier import nonfinite, zero
 from gradcheck.trace.values.frontier.analysis import Analysis, Cause
+from gradcheck.trace.values.frontier.earlier import remember
 from gradcheck.trace.values.frontier.hidden_cuts import hidden_cuts
 from gradcheck.trace.values.frontier.report import report
 
@@ -60,7 +61,10 @@ def findings(checked, values, zero_sources, nonfinite_sources, withheld=None) ->
         out += report(analysis, nonfinite_sources, _judged(nonfinite.causes, withheld))
     if zero_sources:
         out += report(analysis, zero_sources, _judged(zero.causes, withheld), hidden_cuts)
-    return merge(out)
+    out = merge(out)
+    if zero_sources:
+        remember(checked, out, zero_sources)  # a later request may multiply by these zeros
+    return out
 
 
 def _judged(find_causes, withheld):

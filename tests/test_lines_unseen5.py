@@ -1,0 +1,330 @@
+"""Issue 36 §2, round 5: the line a user changes, on code nobody here has seen (trace engine).
+Each test is a mechanism (where a finding points, how a cause is named), with a correct
+look-alike that stays silent, eagerly and in a ``tf.function``, under Keras 3 and tf_keras
+where the shape exists there."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import textwrap
+
+import pytest
+
+from tests.conftest import run_cli
+
+MODES = pytest.mark.parametrize("decorator", ["", "@tf.function"], ids=["eager", "tf.function"])
+TF_KERAS = pytest.mark.skipif(importlib.util.find_spec("tf_keras") is None, reason="tf_keras is not installed")
+
+
+def _source(template: str, **fields) -> str:
+    return textwrap.dedent(template).format(**fields)
+
+
+def _found(result) -> list[tuple]:
+    assert result.error is None, result.error
+    return [(f.code, f.line, f.variables) for f in result.findings]
+
+
+def _cli_found(script, *args: str, env: dict | None = None) -> tuple[list[tuple], dict]:
+    proc = run_cli(str(script), "--format", "json", *args, env=env)
+    (record,) = json.loads(proc.stdout)["files"]
+    return [(f["code"], f["line"], f["variables"]) for f in record["findings"]], record
+
+
+# -- 1. a loss term left out: the loss line, not the term's ---------------------------------
+
+AUX_TERM = """\
+    import keras
+    import numpy as np
+    import tensorflow as tf
+
+    keras.utils.set_random_seed(0)
+    inputs = keras.Input((6,))
+    h = keras.layers.Dense(8, activation="tanh", name="trunk")(inputs)
+    main = keras.layers.Dense(1, name="main")(h)
+    aux = keras.layers.Dense(3, name="aux")(h)
+    model = keras.Model(inputs, [main, aux])
+    opt = keras.optimizers.SGD(1e-3)
+    x = tf.constant(np.random.default_rng(0).normal(size=(16, 6)).astype("float32"))
+    y = tf.constant(np.random.default_rng(1).normal(size=(16, 1)).astype("float32"))
+
+
+    def penalty(values):
+        return tf.reduce_mean(tf.square(values))
+
+
+    {decorator}
+    def step(x, y):
+        with tf.GradientTape() as tape:
+            pred, pred_aux = model(x)
+            main_loss = tf.reduce_mean(tf.square(pred - y))
+            aux_loss = {aux}
+            loss = {loss}
+        grads = tape.gradient(loss, model.trainable_variables)
+        opt.apply_gradients(zip(grads, model.trainable_variables))
+
+
+    for _ in range(2):
+        step(x, y)
+    """
+AUX = ["aux/bias", "aux/kernel"]
+
+
+@MODES
+@pytest.mark.parametrize(
+    "aux", ["tf.reduce_mean(tf.square(pred_aux))", "penalty(pred_aux)"], ids=["inline", "helper"]
+)
+def test_a_loss_term_left_out_of_the_loss_is_gc108_at_the_loss_line(run_script, decorator, aux):
+    """``loss = main_loss`` after ``aux_loss = ...``: the auxiliary term (a reduced scalar)
+    is computed and left out; the user adds it to the loss (line 26), not at its own line
+    (25). The same with the term computed by a helper the line calls."""
+    result = run_script(_source(AUX_TERM, decorator=decorator, aux=aux, loss="main_loss"))
+    assert _found(result) == [("GC108", 26, AUX)]
+    (finding,) = result.findings
+    assert finding.fields["variant"] == "dropped-term"
+    assert any("`aux_loss` is computed from them at line 25" in note for note in finding.notes)
+
+
+@MODES
+def test_a_scaled_loss_that_leaves_a_term_out_is_gc108_at_its_line(run_script, decorator):
+    result = run_script(_source(AUX_TERM, decorator=decorator, aux="penalty(pred_aux)", loss="0.5 * main_loss"))
+    assert _found(result) == [("GC108", 26, AUX)]
+
+
+@MODES
+def test_a_loss_that_sums_every_term_is_silent(run_script, decorator):
+    source = _source(AUX_TERM, decorator=decorator, aux="penalty(pred_aux)", loss="main_loss + 0.1 * aux_loss")
+    assert _found(run_script(source)) == []
+
+
+@MODES
+def test_an_unused_head_output_keeps_its_own_line(run_script, decorator):
+    """Not a loss term: the head's output (a batch of predictions) is left at the model call
+    itself (line 23), no term was computed from it."""
+    source = _source(AUX_TERM, decorator=decorator, aux="0.0", loss="main_loss")
+    assert _found(run_script(source)) == [("GC108", 23, AUX)]
+
+
+LAYER_CHAIN = """\
+    import keras
+    import numpy as np
+    import tensorflow as tf
+
+
+    class Net(keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.a = keras.layers.Dense(8, name="a")
+            self.b = keras.layers.Dense(8, name="b")
+            self.head = keras.layers.Dense(1, name="head")
+
+        def call(self, x):
+            x = self.a(x)
+            {chain}
+            return self.head(x)
+
+
+    keras.utils.set_random_seed(0)
+    model = Net()
+    opt = keras.optimizers.SGD(1e-3)
+    x = tf.constant(np.random.default_rng(0).normal(size=(16, 4)).astype("float32"))
+    y = tf.constant(np.random.default_rng(1).normal(size=(16, 1)).astype("float32"))
+    model(x)
+
+
+    {decorator}
+    def step(x, y):
+        with tf.GradientTape() as tape:
+            main_loss = tf.reduce_mean(tf.square(model(x) - y))
+            reg = tf.add_n([tf.reduce_sum(tf.square(w)) for w in model.trainable_variables])
+            loss = main_loss + 1e-4 * reg
+        grads = tape.gradient(loss, model.trainable_variables)
+        opt.apply_gradients(zip(grads, model.trainable_variables))
+
+
+    step(x, y)
+    """
+
+
+@MODES
+@pytest.mark.parametrize(
+    "chain", ["x_b = self.b(x)", "spread = tf.reduce_mean(tf.square(self.b(x)))"], ids=["activation", "scalar"]
+)
+def test_a_layer_result_dropped_from_the_chain_keeps_the_producer_line(run_script, decorator, chain):
+    """``drop_layer_result``: ``x_b = self.b(x)`` in ``call()``, and the head takes ``x``. The
+    line to change is the dropped result's (15), though the loss the step builds (line 32)
+    sums terms: an activation is no loss term. A scalar left in ``call()`` keeps its line too:
+    ``call()`` returns the model's output, not a loss that should have summed it."""
+    source = _source(LAYER_CHAIN, decorator=decorator, chain=chain)
+    source = source.replace("for w in model.trainable_variables", "for w in model.a.trainable_variables")
+    assert _found(run_script(source)) == [("GC108", 15, ["net/b/bias", "net/b/kernel"])]
+
+
+DISTILLER = """\
+    import keras
+    import numpy as np
+
+
+    class Distiller(keras.Model):
+        def __init__(self, student, teacher):
+            super().__init__()
+            self.teacher = teacher
+            self.student = student
+
+        def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None, allow_empty=False):
+            teacher_pred = self.teacher(x, training=False)
+            student_loss = keras.ops.mean(keras.losses.sparse_categorical_crossentropy(y, y_pred, from_logits=True))
+            distillation_loss = keras.losses.KLDivergence()(
+                keras.ops.softmax(teacher_pred / 3.0, axis=1),
+                keras.ops.softmax(y_pred / 3.0, axis=1),
+            ) * 9.0
+            loss = {loss}
+            return loss
+
+        def call(self, x):
+            return self.student(x)
+
+
+    keras.utils.set_random_seed(0)
+    teacher = keras.Sequential([keras.Input((16,)), keras.layers.Dense(4, name="t")], name="teacher")
+    student = keras.Sequential([keras.Input((16,)), keras.layers.Dense(4, name="s")], name="student")
+    model = Distiller(student, teacher)
+    model.compile(optimizer="sgd")
+    x = np.random.default_rng(0).normal(size=(64, 16)).astype("float32")
+    y = np.random.default_rng(1).integers(0, 4, (64,))
+    model.fit(x, y, epochs=1, batch_size=32, verbose=0)
+    """
+
+
+@pytest.mark.parametrize("dropped", [True, False], ids=["dropped", "summed"])
+def test_a_distillation_term_left_out_in_compute_loss_is_gc108_at_the_loss_line(run_script, dropped):
+    """progF's ``distiller_compute_loss`` under ``drop_loss_term``: Keras 3 ``fit`` with a
+    ``compute_loss`` override; the teacher's variables reach the loss only through the
+    distillation term. The finding is at ``loss = ...`` (line 18), which ``return loss`` hands to
+    fit, not at the term (line 14)."""
+    loss = "0.1 * student_loss" if dropped else "0.1 * student_loss + 0.9 * distillation_loss"
+    found = _found(run_script(_source(DISTILLER, loss=loss)))
+    assert found == ([("GC108", 18, ["teacher/t/bias", "teacher/t/kernel"])] if dropped else [])
+
+
+DISTILLER_TF_KERAS = """\
+    import numpy as np
+    import tensorflow as tf
+    from tensorflow import keras
+
+
+    class Distiller(keras.Model):
+        def __init__(self, student, teacher):
+            super().__init__()
+            self.teacher = teacher
+            self.student = student
+
+        def train_step(self, data):
+            x, y = data
+            with tf.GradientTape() as tape:
+                teacher_pred = self.teacher(x, training=False)
+                y_pred = self.student(x, training=True)
+                student_loss = tf.reduce_mean(keras.losses.sparse_categorical_crossentropy(y, y_pred, from_logits=True))
+                distillation_loss = keras.losses.KLDivergence()(tf.nn.softmax(teacher_pred), tf.nn.softmax(y_pred))
+                loss = {loss}
+            grads = tape.gradient(loss, self.trainable_variables)
+            self.optimizer.apply_gradients(zip(grads, self.trainable_variables))
+            return {{"loss": loss}}
+
+
+    tf.random.set_seed(0)
+    teacher = keras.Sequential([keras.Input((16,)), keras.layers.Dense(4, name="t")], name="teacher")
+    student = keras.Sequential([keras.Input((16,)), keras.layers.Dense(4, name="s")], name="student")
+    model = Distiller(student, teacher)
+    model.compile(optimizer="sgd")
+    x = np.random.default_rng(0).normal(size=(64, 16)).astype("float32")
+    y = np.random.default_rng(1).integers(0, 4, (64,))
+    model.fit(x, y, epochs=1, batch_size=32, verbose=0)
+    """
+
+
+@pytest.mark.keras2
+@TF_KERAS
+@pytest.mark.parametrize("dropped", [True, False], ids=["dropped", "summed"])
+def test_a_distillation_term_left_out_in_a_tf_keras_train_step(tmp_path, dropped):
+    script = tmp_path / "distill.py"
+    loss = "student_loss" if dropped else "student_loss + distillation_loss"
+    script.write_text(_source(DISTILLER_TF_KERAS, loss=loss), encoding="utf-8")
+    found, record = _cli_found(script, env={"TF_USE_LEGACY_KERAS": "1"})
+    assert record["error"] is None, record["error"]
+    assert found == ([("GC108", 19, ["t/bias", "t/kernel"])] if dropped else [])
+
+
+# -- 2. a second derivative through relu: the activation's line ----------------------------
+
+PINN = """\
+    import keras
+    import numpy as np
+    import tensorflow as tf
+
+    keras.utils.set_random_seed(0)
+    hidden = [keras.layers.Dense(16, activation="{activation}") for _ in range(2)]
+    model = keras.Sequential([keras.Input((1,)), *hidden, keras.layers.Dense(1)])
+    k = tf.Variable(1.0, name="diffusivity")
+    x_col = tf.random.uniform((32, 1))
+    x_obs = tf.random.uniform((8, 1))
+    u_obs = tf.sin(np.pi * x_obs)
+    opt = keras.optimizers.Adam(1e-2)
+    variables = model.trainable_variables + [k]
+
+
+    {decorator}
+    def step():
+        with tf.GradientTape() as tape:
+            with tf.GradientTape() as tape_xx:
+                tape_xx.watch(x_col)
+                with tf.GradientTape() as tape_x:
+                    tape_x.watch(x_col)
+                    u = model(x_col)
+                u_x = tape_x.gradient(u, x_col)
+            u_xx = tape_xx.gradient(u_x, x_col)
+            residual = tf.reduce_mean(tf.square(k * u_xx + tf.sin(np.pi * x_col)))
+            loss = residual + tf.reduce_mean(tf.square(model(x_obs) - u_obs))
+        grads = tape.gradient(loss, variables)
+        opt.apply_gradients(zip(grads, variables))
+
+
+    for _ in range(2):
+        step()
+    """
+
+
+@MODES
+def test_a_relu_pinn_second_derivative_is_gc201_at_the_activation(run_script, decorator):
+    """Issue 36 §2 class 4 (case 490): ``u_xx`` of a relu network is zero, so the coefficient
+    ``k`` multiplying it gets an all-zero gradient. Both the inner request (``x_col``, line 25)
+    and the outer one (``diffusivity``, line 28, through the zero factor ``u_xx`` the inner
+    request returned) point at the layers' ``activation="relu"`` (line 6), not at the inner
+    ``tape.gradient`` that made the ReluGrad ops (line 24)."""
+    result = run_script(_source(PINN, decorator=decorator, activation="relu"))
+    found = _found(result)
+    assert sorted(found) == [("GC201", 6, ["diffusivity"]), ("GC201", 6, ["x_col"])]
+    outer = next(f for f in result.findings if f.variables == ["diffusivity"])
+    assert "computed earlier (line 25)" in outer.message and "relu" in outer.message
+
+
+@MODES
+def test_a_smooth_pinn_is_silent(run_script, decorator):
+    assert _found(run_script(_source(PINN, decorator=decorator, activation="tanh"))) == []
+
+
+@pytest.mark.keras2
+@TF_KERAS
+@pytest.mark.parametrize("activation", ["relu", "tanh"])
+def test_a_relu_pinn_under_tf_keras(tmp_path, activation):
+    script = tmp_path / "pinn.py"
+    source = _source(PINN, decorator="@tf.function", activation=activation)
+    source = source.replace("import keras\n", "from tensorflow import keras\n").replace(
+        "keras.utils.set_random_seed(0)", "tf.random.set_seed(0)"
+    )
+    script.write_text(source, encoding="utf-8")
+    found, record = _cli_found(script, env={"TF_USE_LEGACY_KERAS": "1"})
+    assert record["error"] is None, record["error"]
+    expected = [("GC201", 6, ["diffusivity"]), ("GC201", 6, ["x_col"])] if activation == "relu" else []
+    assert sorted(found) == expected
