@@ -72,9 +72,7 @@ AUX = ["aux/bias", "aux/kernel"]
 
 
 @MODES
-@pytest.mark.parametrize(
-    "aux", ["tf.reduce_mean(tf.square(pred_aux))", "penalty(pred_aux)"], ids=["inline", "helper"]
-)
+@pytest.mark.parametrize("aux", ["tf.reduce_mean(tf.square(pred_aux))", "penalty(pred_aux)"], ids=["inline", "helper"])
 def test_a_loss_term_left_out_of_the_loss_is_gc108_at_the_loss_line(run_script, decorator, aux):
     """``loss = main_loss`` after ``aux_loss = ...``: the auxiliary term (a reduced scalar)
     is computed and left out; the user adds it to the loss (line 26), not at its own line
@@ -328,3 +326,116 @@ def test_a_relu_pinn_under_tf_keras(tmp_path, activation):
     assert record["error"] is None, record["error"]
     expected = [("GC201", 6, ["diffusivity"]), ("GC201", 6, ["x_col"])] if activation == "relu" else []
     assert sorted(found) == expected
+
+
+# -- 3. a request of a deliberately stopped target: the program's own check ----------------
+
+PROBE = """\
+    import keras
+    import numpy as np
+    import tensorflow as tf
+
+    keras.utils.set_random_seed(0)
+    model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(1, name="d")], name="net")
+    opt = keras.optimizers.SGD(1e-3)
+    x = tf.constant(np.random.default_rng(0).normal(size=(8, 4)).astype("float32"))
+    y = tf.constant(np.random.default_rng(1).normal(size=(8, 1)).astype("float32"))
+
+
+    {decorator}
+    def step(x, y):
+        with tf.GradientTape(persistent=True) as tape:
+            pred = model(x)
+            target = tf.stop_gradient(pred)
+            loss = {loss}
+        {probe}
+        grads = tape.gradient(loss, model.trainable_variables)
+        opt.apply_gradients(zip(grads, model.trainable_variables))
+
+
+    for _ in range(2):
+        step(x, y)
+    """
+NET = ["net/d/bias", "net/d/kernel"]
+
+
+@MODES
+@pytest.mark.parametrize(
+    "probe",
+    [
+        "probe = tape.gradient(target, model.trainable_variables)\n    assert all(g is None for g in probe)",
+        "assert tape.gradient(tf.stop_gradient(pred), model.trainable_variables)[0] is None",
+    ],
+    ids=["bound", "inline"],
+)
+def test_a_check_that_a_stopped_target_has_no_gradient_is_silent(run_script, decorator, probe):
+    """Issue 36 §2 class 6: the program asks for the gradient of its own stopped target to
+    check that none flows (its Nones are what it asserts). Not GC104 at the stop (line 16):
+    the training request (line 19) is healthy."""
+    source = _source(PROBE, decorator=decorator, loss="tf.reduce_mean(tf.square(pred - y))", probe=probe)
+    assert _found(run_script(source)) == []
+
+
+@MODES
+def test_a_loss_stopped_by_mistake_and_applied_stays_gc104(run_script, decorator):
+    """The look-alike: the training loss itself is a stop's output, and its gradients go to
+    the update: GC104 at the stop (line 17)."""
+    source = _source(
+        PROBE, decorator=decorator, loss="tf.stop_gradient(tf.reduce_mean(tf.square(pred - y)))", probe="pass"
+    )
+    assert _found(run_script(source)) == [("GC104", 17, NET)]
+
+
+PROBE_FIT = """\
+    import numpy as np
+    import tensorflow as tf
+    {keras_import}
+
+
+    class Net(keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.d = keras.layers.Dense(1, name="d")
+
+        def call(self, x):
+            return self.d(x)
+
+        def train_step(self, data):
+            x, y = data
+            with tf.GradientTape(persistent=True) as tape:
+                pred = self(x, training=True)
+                target = tf.stop_gradient(pred)
+                loss = tf.reduce_mean(tf.square(pred - y))
+            probe = tape.gradient(target, self.trainable_variables)
+            tf.debugging.assert_equal(len([g for g in probe if g is None]), len(probe))
+            grads = tape.gradient({asked}, self.trainable_variables)
+            self.optimizer.apply_gradients(zip(grads, self.trainable_variables))
+            return {{"loss": loss}}
+
+
+    model = Net()
+    model.compile(optimizer="sgd")
+    x = np.random.default_rng(0).normal(size=(16, 4)).astype("float32")
+    y = np.random.default_rng(1).normal(size=(16, 1)).astype("float32")
+    model.fit(x, y, batch_size=8, epochs=1, verbose=0)
+    """
+
+
+@pytest.mark.parametrize("asked", ["loss", "target"])
+def test_a_probe_in_a_fit_train_step(run_script, asked):
+    """Keras 3 ``fit``: the probe (line 20) is silent; the training request asking for the
+    stopped target instead of the loss (line 22, applied) is GC104 at the stop (line 18)."""
+    source = _source(PROBE_FIT, keras_import="import keras", asked=asked)
+    expected = [] if asked == "loss" else [("GC104", 18, ["net/d/bias", "net/d/kernel"])]
+    assert _found(run_script(source)) == expected
+
+
+@pytest.mark.keras2
+@TF_KERAS
+@pytest.mark.parametrize("asked", ["loss", "target"])
+def test_a_probe_in_a_tf_keras_train_step(tmp_path, asked):
+    script = tmp_path / "probe.py"
+    script.write_text(_source(PROBE_FIT, keras_import="from tensorflow import keras", asked=asked), encoding="utf-8")
+    found, record = _cli_found(script, env={"TF_USE_LEGACY_KERAS": "1"})
+    assert record["error"] is None, record["error"]
+    assert found == ([] if asked == "loss" else [("GC104", 18, ["net/d/bias", "net/d/kernel"])])

@@ -17,6 +17,7 @@ import ast
 
 from gradcheck import sourcemap
 from gradcheck.trace.diagnose.context import Context
+from gradcheck.trace.diagnose.scopes import enclosing_scope, own_statements, span
 from gradcheck.trace.record.frames import Location
 
 __all__ = ["loss_statement"]
@@ -30,7 +31,7 @@ def loss_statement(ctx: Context, sink: int, dead_end: Location) -> Location | No
     (the op ``sink``), when that is where the user changes the program; None otherwise."""
     if not _scalar_output(ctx, sink) or sourcemap.bound_name(dead_end.path, dead_end.line) is None:
         return None
-    function = _enclosing_function(dead_end.path, dead_end.line)
+    function = enclosing_scope(dead_end.path, dead_end.line)
     if function is None:
         return None
     cone = ctx.flow.backward_cone(ctx.target_keys)
@@ -65,44 +66,10 @@ def _scalar_output(ctx: Context, op_index: int) -> bool:
     return False
 
 
-def _enclosing_function(path: str, line: int) -> ast.AST | None:
-    """The innermost function holding ``line``, else the module (a script's own loop)."""
-    tree = sourcemap.parsed(path)
-    if tree is None:
-        return None
-    best = None
-    for node in ast.walk(tree):
-        inside = isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.lineno <= line <= (
-            node.end_lineno or 0
-        )
-        if inside and (best is None or node.lineno > best.lineno):
-            best = node
-    return best or tree
-
-
-def _span(scope: ast.AST) -> tuple[int, float]:
-    if isinstance(scope, ast.Module):
-        return 1, float("inf")
-    return scope.lineno, scope.end_lineno or scope.lineno
-
-
-def _own_statements(function) -> list[ast.stmt]:
-    """The statements of ``function`` itself, not of the functions and classes it defines."""
-    out, todo = [], list(function.body)
-    while todo:
-        node = todo.pop()
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-            continue
-        if isinstance(node, ast.stmt):
-            out.append(node)
-        todo.extend(ast.iter_child_nodes(node))
-    return sorted(out, key=lambda s: s.lineno)
-
-
 def _lines_on_path(ctx: Context, cone: set[int], path: str, function) -> set[int]:
     """Lines of ``function`` holding an op on the target's path that makes a float scalar (a
     loss, not a model's output)."""
-    first, last = _span(function)
+    first, last = span(function)
     out = set()
     for i in cone:
         if not _scalar_output(ctx, i):
@@ -117,20 +84,20 @@ def _loss_names(ctx: Context, path: str, function) -> list[ast.expr]:
     """The expressions that are the loss in ``function``: the target of its own gradient call,
     else what it returns (a ``compute_loss``)."""
     call = ctx.call_location
-    first, last = _span(function)
+    first, last = span(function)
     if call is not None and call.path == path and first <= call.line <= last:
         args = sourcemap.call_arguments(call.path, call.line, call.column, "gradient")
         return args[:1] if args else []
     if isinstance(function, ast.Module):
         return []
-    returns = [s.value for s in _own_statements(function) if isinstance(s, ast.Return) and s.value is not None]
+    returns = [s.value for s in own_statements(function) if isinstance(s, ast.Return) and s.value is not None]
     return returns[-1:]
 
 
 def _binding(function, node: ast.expr, after: int) -> ast.stmt | None:
     """The statement of ``function`` that defines ``node``'s value, after line ``after``: a
     name's last assignment before it is read, else the statement holding the expression."""
-    statements = _own_statements(function)
+    statements = own_statements(function)
     if isinstance(node, ast.Name):
         held = [
             s
@@ -161,7 +128,7 @@ def _computes_on_path(function, statement: ast.stmt, lines: set[int], hops: int 
         return False
     previous = [
         s
-        for s in _own_statements(function)
+        for s in own_statements(function)
         if isinstance(s, (ast.Assign, ast.AnnAssign)) and s.lineno < statement.lineno and value.id in _assigned_names(s)
     ]
     earlier = max(previous, key=lambda s: s.lineno, default=None)
