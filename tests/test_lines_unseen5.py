@@ -439,3 +439,69 @@ def test_a_probe_in_a_tf_keras_train_step(tmp_path, asked):
     found, record = _cli_found(script, env={"TF_USE_LEGACY_KERAS": "1"})
     assert record["error"] is None, record["error"]
     assert found == ([] if asked == "loss" else [("GC104", 18, ["net/d/bias", "net/d/kernel"])])
+
+
+# -- 4. a non-finite or zero gradient inside an eagerly called tf.function -----------------
+
+HELPER = """\
+    import tensorflow as tf
+
+
+    @tf.function
+    def magnitude(v):
+        v = tf.square(v)
+        v = {op}
+        return tf.reduce_sum(v, axis=-1)
+
+
+    x = tf.Variable([[1.0, 0.0]], name="x")
+
+
+    {decorator}
+    def step():
+        with tf.GradientTape() as tape:
+            z = magnitude(x)
+            loss = tf.nn.l2_loss(z)
+        return tape.gradient(loss, [x])
+
+
+    for _ in range(2):
+        step()
+    """
+
+
+@MODES
+def test_a_nan_gradient_inside_a_tf_function_helper_is_gc202_at_its_op(run_script, decorator):
+    """Case 1059: ``tf.sqrt(tf.square(v))`` at an exact 0 in a ``tf.function`` helper. Called
+    eagerly, the helper is one op of the record; the finding is at the sqrt inside it (line 7),
+    not at the call (line 17). Traced into the step, the helper's ops are the step's."""
+    result = run_script(_source(HELPER, decorator=decorator, op="tf.sqrt(v)"))
+    assert _found(result) == [("GC202", 7, ["x"])]
+    assert "sqrt" in result.findings[0].message
+
+
+@MODES
+def test_a_zero_gradient_inside_a_tf_function_helper_is_gc201_at_its_op(run_script, decorator):
+    """The zero twin: ``tf.sign`` (a step function) inside the helper, at line 7."""
+    result = run_script(_source(HELPER, decorator=decorator, op="tf.sign(v)"))
+    assert _found(result) == [("GC201", 7, ["x"])]
+
+
+@MODES
+def test_a_safe_tf_function_helper_is_silent(run_script, decorator):
+    assert _found(run_script(_source(HELPER, decorator=decorator, op="tf.sqrt(v + 1e-12)"))) == []
+
+
+@pytest.mark.keras2
+@TF_KERAS
+def test_a_nan_gradient_inside_a_tf_function_helper_under_tf_keras(tmp_path):
+    """The same with the case's tf_keras optimizer applying the NaN (``TF_USE_LEGACY_KERAS``)."""
+    source = _source(HELPER, decorator="", op="tf.sqrt(v)").replace(
+        "return tape.gradient(loss, [x])",
+        "grads = tape.gradient(loss, [x])\n    tf.keras.optimizers.SGD(0.1).apply_gradients(zip(grads, [x]))",
+    )
+    script = tmp_path / "helper.py"
+    script.write_text(source, encoding="utf-8")
+    found, record = _cli_found(script, env={"TF_USE_LEGACY_KERAS": "1"})
+    assert record["error"] is None, record["error"]
+    assert found == [("GC202", 7, ["x"])]
