@@ -505,3 +505,104 @@ def test_a_nan_gradient_inside_a_tf_function_helper_under_tf_keras(tmp_path):
     found, record = _cli_found(script, env={"TF_USE_LEGACY_KERAS": "1"})
     assert record["error"] is None, record["error"]
     assert found == [("GC202", 7, ["x"])]
+
+
+# -- 5. an optimizer's update into a model's copy, inside the outer tape (MAML) ------------
+
+MAML = """\
+    import numpy as np
+    import tensorflow as tf
+    {keras_import}
+
+    tf.random.set_seed(0)
+    model = keras.Sequential([keras.Input((1,)), keras.layers.Dense(8, activation="tanh"), keras.layers.Dense(1)])
+    copy = keras.Sequential([keras.Input((1,)), keras.layers.Dense(8, activation="tanh"), keras.layers.Dense(1)])
+    inner_opt = {optimizer}
+    meta_opt = keras.optimizers.SGD(1e-3)
+    x = tf.constant(np.linspace(-1, 1, 16, dtype="float32")[:, None])
+    y = tf.sin(x)
+
+
+    def forward(weights, x):
+        h = tf.tanh(x @ weights[0] + weights[1])
+        return h @ weights[2] + weights[3]
+
+
+    for _ in range(2):
+        with tf.GradientTape() as outer:
+            with tf.GradientTape() as inner:
+                inner_loss = tf.reduce_mean(tf.square(model(x) - y))
+            grads = inner.gradient(inner_loss, model.trainable_variables)
+            {adapt}
+        meta_grads = outer.gradient(meta_loss, model.trainable_variables)
+        meta_opt.apply_gradients(zip(meta_grads, model.trainable_variables))
+    """
+COPY_UPDATE = (
+    "for c, w in zip(copy.trainable_variables, model.trainable_variables):\n"
+    "            c.assign(w)\n"
+    "        inner_opt.apply_gradients(zip(grads, copy.trainable_variables))\n"
+    "        meta_loss = tf.reduce_mean(tf.square(copy(x) - y))"
+)
+FAST_WEIGHTS = (
+    "fast = [w - 0.01 * g for w, g in zip(model.trainable_variables, grads)]\n"
+    "        meta_loss = tf.reduce_mean(tf.square(forward(fast, x) - y))"
+)
+
+
+@pytest.mark.parametrize("adapt", [COPY_UPDATE, FAST_WEIGHTS], ids=["copy-updated", "fast-weights"])
+def test_an_inner_optimizer_update_into_a_copy_is_gc113_at_the_update(run_script, adapt):
+    """Keras 3: the inner step is ``inner_opt.apply_gradients`` on a copy (its ``assign_sub``)
+    after the copy was assigned the weights: both writes cut the meta-gradient, and the update
+    (line 26), which consumes the inner gradients, is the last; fast weights are silent."""
+    source = _source(MAML, keras_import="import keras", optimizer="keras.optimizers.SGD(0.01)", adapt=adapt)
+    found = _found(run_script(source))
+    assert [(code, line) for code, line, _ in found] == ([("GC113", 26)] if adapt == COPY_UPDATE else [])
+
+
+@pytest.mark.keras2
+@TF_KERAS
+@pytest.mark.parametrize("adapt", [COPY_UPDATE, FAST_WEIGHTS], ids=["copy-updated", "fast-weights"])
+@pytest.mark.parametrize("optimizer", ["keras.optimizers.legacy.SGD(0.01)", "keras.optimizers.Adam(0.01)"])
+def test_a_fused_optimizer_update_into_a_copy_under_tf_keras(tmp_path, adapt, optimizer):
+    """Case 1060: tf_keras's optimizers update with fused kernels (``ResourceApplyGradientDescent``,
+    ``ResourceApplyAdam``), written into the copy's variable from the gradient as an
+    ``assign_sub`` is: GC113 at the update (line 26), as under Keras 3, not a host escape or
+    the copy's ``assign`` before it."""
+    script = tmp_path / "maml.py"
+    source = _source(MAML, keras_import="from tensorflow import keras", optimizer=optimizer, adapt=adapt)
+    script.write_text(source, encoding="utf-8")
+    found, record = _cli_found(script, env={"TF_USE_LEGACY_KERAS": "1"})
+    assert record["error"] is None, record["error"]
+    assert [(code, line) for code, line, _ in found] == ([("GC113", 26)] if adapt == COPY_UPDATE else [])
+
+
+APPLY_IN_TAPE = """\
+    import numpy as np
+    import tensorflow as tf
+    from tensorflow import keras
+
+    model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(1)])
+    opt = {optimizer}
+    x = tf.constant(np.random.default_rng(0).normal(size=(8, 4)).astype("float32"))
+    y = tf.constant(np.random.default_rng(1).normal(size=(8, 1)).astype("float32"))
+    for _ in range(2):
+        with tf.GradientTape(persistent=True) as tape:
+            loss = tf.reduce_mean(tf.square(model(x) - y))
+            grads = tape.gradient(loss, model.trainable_variables)
+            opt.apply_gradients(zip(grads, model.trainable_variables))
+            after = tf.reduce_mean(tf.square(model(x) - y))
+        del tape
+    """
+
+
+@pytest.mark.keras2
+@TF_KERAS
+@pytest.mark.parametrize("optimizer", ["keras.optimizers.legacy.SGD(0.01)", "keras.optimizers.Adam(0.01)"])
+def test_an_update_inside_a_persistent_tape_is_silent_under_tf_keras(tmp_path, optimizer):
+    """The look-alike: the update runs while a persistent tape records, and a forward pass
+    reads the updated weights after it; no request differentiates through the write."""
+    script = tmp_path / "in_tape.py"
+    script.write_text(_source(APPLY_IN_TAPE, optimizer=optimizer), encoding="utf-8")
+    found, record = _cli_found(script, env={"TF_USE_LEGACY_KERAS": "1"})
+    assert record["error"] is None, record["error"]
+    assert found == []
