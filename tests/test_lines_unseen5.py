@@ -606,3 +606,84 @@ def test_an_update_inside_a_persistent_tape_is_silent_under_tf_keras(tmp_path, o
     found, record = _cli_found(script, env={"TF_USE_LEGACY_KERAS": "1"})
     assert record["error"] is None, record["error"]
     assert found == []
+
+
+# -- 6. tapes opened together, one loss built from the wrong output ------------------------
+
+GAN = """\
+    import numpy as np
+    import tensorflow as tf
+    {keras_import}
+
+    tf.random.set_seed(0)
+    generator = keras.Sequential([keras.Input((4,)), keras.layers.Dense(6, name="g")], name="generator")
+    discriminator = keras.Sequential([keras.Input((6,)), keras.layers.Dense(1, name="d")], name="discriminator")
+    g_opt = keras.optimizers.SGD(1e-3)
+    d_opt = keras.optimizers.SGD(1e-3)
+    images = tf.constant(np.random.default_rng(0).normal(size=(8, 6)).astype("float32"))
+
+
+    {decorator}
+    def step(noise):
+        with {tapes}:
+            fake = generator(noise, training=True)
+            real_output = discriminator(images, training=True)
+            fake_output = discriminator(fake, training=True)
+            gen_loss = -tf.reduce_mean({scored})
+            divergence = tf.reduce_mean(tf.nn.relu(1 + real_output) + tf.nn.relu(1 - fake_output))
+            disc_loss = divergence
+        g_grads = gen_tape.gradient(gen_loss, generator.trainable_variables)
+        d_grads = disc_tape.gradient(disc_loss, discriminator.trainable_variables)
+        g_opt.apply_gradients(zip(g_grads, generator.trainable_variables))
+        d_opt.apply_gradients(zip(d_grads, discriminator.trainable_variables))
+
+
+    for _ in range(2):
+        step(tf.random.normal((8, 4)))
+    """
+TOGETHER = "tf.GradientTape() as gen_tape, tf.GradientTape() as disc_tape"
+GENERATOR_VARS = ["generator/g/bias", "generator/g/kernel"]
+
+
+@MODES
+@pytest.mark.parametrize("scored", ["real_output", "fake_output"], ids=["real", "fake"])
+def test_a_generator_loss_from_the_real_scores_is_gc108_at_the_loss(run_script, decorator, scored):
+    """Case 479: with both tapes opened in one ``with``, each trains one model; the generator
+    ran on its tape, its output went only into the discriminator's loss (line 20, bound again
+    at 21), and ``gen_loss`` scores the real images (line 19). The request is right, the loss
+    is not: GC108 at ``gen_loss = ...``, not at the other loss's term. Scoring the fakes is
+    silent."""
+    source = _source(GAN, keras_import="import keras", decorator=decorator, tapes=TOGETHER, scored=scored)
+    result = run_script(source)
+    assert _found(result) == ([("GC108", 19, GENERATOR_VARS)] if scored == "real_output" else [])
+    if result.findings:
+        assert result.findings[0].fields["variant"] == "other-loss"
+
+
+@MODES
+def test_a_loss_from_the_wrong_output_under_one_tape_each_keeps_the_dead_end(run_script, decorator):
+    """The look-alike without tapes opened together: one tape records for the generator's
+    request only, so no "each tape trains one model" reading holds; the dead end stays (the
+    discriminator's term at line 20)."""
+    source = _source(
+        GAN,
+        keras_import="import keras",
+        decorator=decorator,
+        tapes="tf.GradientTape(persistent=True) as gen_tape",
+        scored="real_output",
+    ).replace("disc_tape.gradient", "gen_tape.gradient")
+    assert [(code, line) for code, line, _ in _found(run_script(source))] == [("GC108", 20)]
+
+
+@pytest.mark.keras2
+@TF_KERAS
+@pytest.mark.parametrize("scored", ["real_output", "fake_output"], ids=["real", "fake"])
+def test_a_generator_loss_from_the_real_scores_under_tf_keras(tmp_path, scored):
+    script = tmp_path / "gan.py"
+    source = _source(
+        GAN, keras_import="from tensorflow import keras", decorator="@tf.function", tapes=TOGETHER, scored=scored
+    )
+    script.write_text(source, encoding="utf-8")
+    found, record = _cli_found(script, env={"TF_USE_LEGACY_KERAS": "1"})
+    assert record["error"] is None, record["error"]
+    assert found == ([("GC108", 19, ["g/bias", "g/kernel"])] if scored == "real_output" else [])

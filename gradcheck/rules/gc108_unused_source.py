@@ -74,6 +74,13 @@ class Regressor(keras.Model):
             "(`loss = ... + weight * {value_name}`), or, if it is not meant to train them, remove it and "
             "leave {names} out of the sources.",
         ),
+        "other-loss": (
+            "When the tape, opened together with another, ran their model but its loss is built without its "
+            "output (a GAN generator's loss from the discriminator's score of the real images)",
+            "This loss is built without the output of the model that owns {names}, though that model ran on "
+            "this tape (its output went into the other tape's loss): build this loss from that output (a "
+            "generator's loss from `discriminator(generated)`, not from the real images' scores).",
+        ),
         "compile": (
             "When `compile` leaves an output of the model without a loss (`model.fit`)",
             "Give every output a loss and a loss weight, one entry per output in "

@@ -17,10 +17,10 @@ import ast
 
 from gradcheck import sourcemap
 from gradcheck.trace.diagnose.context import Context
-from gradcheck.trace.diagnose.scopes import enclosing_scope, own_statements, span
+from gradcheck.trace.diagnose.scopes import enclosing_scope, own_statements, span, statement_at
 from gradcheck.trace.record.frames import Location
 
-__all__ = ["loss_statement"]
+__all__ = ["another_requests_target", "loss_definition", "loss_statement"]
 
 #: how many plain aliases (``loss = total``) are followed back to the statement that computes
 _ALIASES = 4
@@ -43,14 +43,52 @@ def loss_statement(ctx: Context, sink: int, dead_end: Location) -> Location | No
         if statement is None:
             continue
         if _computes_on_path(function, statement, lines):
-            return Location(
-                dead_end.path,
-                statement.lineno,
-                statement.col_offset + 1,
-                statement.end_lineno,
-                (statement.end_col_offset or 0) + 1,
-            )
+            return _statement_location(dead_end.path, statement)
     return None
+
+
+def loss_definition(ctx: Context) -> Location | None:
+    """The statement of the gradient call's own scope that defines its target (``gen_loss =
+    ...`` for ``gen_tape.gradient(gen_loss, ...)``); None when the target is not bound there."""
+    call = ctx.call_location
+    scope = enclosing_scope(call.path, call.line) if call is not None else None
+    if scope is None:
+        return None
+    for node in _loss_names(ctx, call.path, scope):
+        statement = _binding(scope, node, 0)
+        if statement is not None and statement.lineno < call.line:
+            return _statement_location(call.path, statement)
+    return None
+
+
+def another_requests_target(ctx: Context, dead_end: Location) -> bool:
+    """The value bound at ``dead_end`` is (through plain aliases, ``disc_loss = divergence``) the
+    target of another ``.gradient(...)`` call of the same scope than ``ctx``'s."""
+    scope = enclosing_scope(dead_end.path, dead_end.line)
+    statement = statement_at(scope, dead_end.line) if scope is not None else None
+    if statement is None or not isinstance(statement, (ast.Assign, ast.AnnAssign)):
+        return False
+    statements = own_statements(scope)
+    names = _assigned_names(statement)
+    for later in statements:  # aliases, in order
+        value = getattr(later, "value", None)
+        if later.lineno > statement.lineno and isinstance(value, ast.Name) and value.id in names:
+            names |= _assigned_names(later)
+    call = ctx.call_location
+    for node in ast.walk(scope):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "gradient"):
+            continue
+        if (call is not None and node.lineno == call.line) or not node.args:
+            continue
+        if isinstance(node.args[0], ast.Name) and node.args[0].id in names:
+            return True
+    return False
+
+
+def _statement_location(path: str, statement: ast.stmt) -> Location:
+    return Location(
+        path, statement.lineno, statement.col_offset + 1, statement.end_lineno, (statement.end_col_offset or 0) + 1
+    )
 
 
 def _scalar_output(ctx: Context, op_index: int) -> bool:
