@@ -687,3 +687,74 @@ def test_a_generator_loss_from_the_real_scores_under_tf_keras(tmp_path, scored):
     found, record = _cli_found(script, env={"TF_USE_LEGACY_KERAS": "1"})
     assert record["error"] is None, record["error"]
     assert found == ([("GC108", 19, ["g/bias", "g/kernel"])] if scored == "real_output" else [])
+
+
+# -- 7. an inner gradient taken after the outer tape closed: every variable at that line ---
+
+FORCES = """\
+    import numpy as np
+    import tensorflow as tf
+    {keras_import}
+
+    tf.random.set_seed(0)
+    potential = keras.Sequential(
+        [keras.Input((6,)), keras.layers.Dense(8, activation="tanh", name="h"), keras.layers.Dense(1, use_bias=False, name="e")],
+        name="potential",
+    )
+    opt = keras.optimizers.Adam(1e-3)
+    x = tf.constant(np.random.default_rng(0).normal(size=(8, 6)).astype("float32"))
+    f_true = -2.0 * x
+
+
+    {decorator}
+    def step(x):
+        with tf.GradientTape() as tape:
+            with tf.GradientTape() as tape_x:
+                tape_x.watch(x)
+                energy = potential(x, training=True)
+            {inside}
+        {outside}
+        grads = tape.gradient(loss, potential.trainable_variables)
+        opt.apply_gradients(zip(grads, potential.trainable_variables))
+
+
+    for _ in range(2):
+        step(x)
+    """
+FORCE = "forces = -tape_x.gradient(energy, x)\n{indent}loss = tf.reduce_mean(tf.square(forces - f_true))"
+
+
+@MODES
+@pytest.mark.parametrize("after", [True, False], ids=["after-the-tape", "inside"])
+def test_an_inner_gradient_after_the_outer_tape_is_gc109_for_every_layer(run_script, decorator, after):
+    """Case 560: the forces (``-tape_x.gradient(energy, x)``, line 22) are taken after the
+    outer tape closed. The output layer's kernel enters that backward pass directly, the hidden
+    layer through its TanhGrad; both are cut where the stretch off the tape began (line 22), not
+    the hidden one a GC111 without an op at the outer request. Inside the tape it is silent."""
+    source = _source(
+        FORCES,
+        keras_import="import keras",
+        decorator=decorator,
+        inside="pass" if after else FORCE.format(indent=" " * 8),
+        outside=FORCE.format(indent=" " * 4) if after else "pass",
+    )
+    found = _found(run_script(source))
+    expected = ["potential/e/kernel", "potential/h/bias", "potential/h/kernel"]
+    assert found == ([("GC109", 22, expected)] if after else [])
+
+
+@pytest.mark.keras2
+@TF_KERAS
+def test_an_inner_gradient_after_the_outer_tape_under_tf_keras(tmp_path):
+    script = tmp_path / "forces.py"
+    source = _source(
+        FORCES,
+        keras_import="from tensorflow import keras",
+        decorator="@tf.function",
+        inside="pass",
+        outside=FORCE.format(indent=" " * 4),
+    )
+    script.write_text(source, encoding="utf-8")
+    found, record = _cli_found(script, env={"TF_USE_LEGACY_KERAS": "1"})
+    assert record["error"] is None, record["error"]
+    assert found == [("GC109", 22, ["e/kernel", "h/bias", "h/kernel"])]
