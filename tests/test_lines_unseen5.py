@@ -5,32 +5,9 @@ where the shape exists there."""
 
 from __future__ import annotations
 
-import importlib.util
-import json
-import textwrap
-
 import pytest
 
-from tests.conftest import run_cli
-
-MODES = pytest.mark.parametrize("decorator", ["", "@tf.function"], ids=["eager", "tf.function"])
-TF_KERAS = pytest.mark.skipif(importlib.util.find_spec("tf_keras") is None, reason="tf_keras is not installed")
-
-
-def _source(template: str, **fields) -> str:
-    return textwrap.dedent(template).format(**fields)
-
-
-def _found(result) -> list[tuple]:
-    assert result.error is None, result.error
-    return [(f.code, f.line, f.variables) for f in result.findings]
-
-
-def _cli_found(script, *args: str, env: dict | None = None) -> tuple[list[tuple], dict]:
-    proc = run_cli(str(script), "--format", "json", *args, env=env)
-    (record,) = json.loads(proc.stdout)["files"]
-    return [(f["code"], f["line"], f["variables"]) for f in record["findings"]], record
-
+from tests.test_lines_unseen3 import MODES, TF_KERAS, _cli_found, _found, _source
 
 # -- 1. a loss term left out: the loss line, not the term's ---------------------------------
 
