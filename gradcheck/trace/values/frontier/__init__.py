@@ -36,7 +36,9 @@ The passes, in the order ``findings`` runs them over one shared ``analysis.Analy
   a ``tf.sign`` inside a mask).
 
 Module map: ``analysis`` (the shared state and helpers, ``Cause``), ``ops`` (the op kinds the
-explainers recognise), ``structure`` (the jitter and margin tests of a structural zero).
+explainers recognise), ``structure`` (the jitter and margin tests of a structural zero),
+``inside`` (a frontier at a ``tf.function``'s call, followed into its body), ``earlier`` (a zero
+factor that an earlier request of the step returned, named by that request's cause).
 """
 
 from __future__ import annotations
