@@ -2,7 +2,7 @@
 (GC201) or stopped being finite (GC202), and why.
 
 Given the forward values and the loss gradients of the tensors between the sources and the
-loss (``degenerate.Values``), a *frontier* is an op whose outputs carry a usable gradient
+loss (``replay.Values``), a *frontier* is an op whose outputs carry a usable gradient
 (nonzero; finite) while one of its inputs on a source's path does not: walking back from the
 loss, that op's own gradient is where the gradient died. No list of ops decides that, the
 values do; when a tensor feeds several such ops, each one's own gradient (``own_vjp``) tells

@@ -7,7 +7,7 @@ when the gradient turns non-finite (or zero) across the call, the culprit is an 
 The body is evaluated again on the call's own inputs (the graph imported into a function that
 returns every intermediate value), the gradients of the call's outputs are sent back through it
 on the host with each op's registered gradient (as a traced step's check does,
-``degenerate.replay_backward``), and the pass (GC202's, GC201's) runs over the body as over a
+``replay.replay_backward``), and the pass (GC202's, GC201's) runs over the body as over a
 step."""
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from gradcheck.trace.record import _tf
 from gradcheck.trace.record import graph as graph_mode
 from gradcheck.trace.record.dataflow import TAG_FUNCTION
 from gradcheck.trace.values.frontier.analysis import Analysis, Cause
+from gradcheck.trace.values.replay import GraphValues, replay_backward
 
 __all__ = ["inside_function"]
 
@@ -50,8 +51,6 @@ def inside_function(a: Analysis, c: int, t, find_causes) -> Cause | None:
 
 class _Body:
     def __init__(self, a: Analysis, c: int, graph) -> None:
-        from gradcheck.trace.values.degenerate import GraphValues, replay_backward
-
         ctx = a.ctx
         op = a.flow.ops[c]
         flow, tensors = graph_mode.build_flow(graph, [(0, 1 << 62)], 1 << 62)
