@@ -735,3 +735,34 @@ def test_an_inner_gradient_after_the_outer_tape_under_tf_keras(tmp_path):
     found, record = _cli_found(script, env={"TF_USE_LEGACY_KERAS": "1"})
     assert record["error"] is None, record["error"]
     assert found == [("GC109", 22, ["e/kernel", "h/bias", "h/kernel"])]
+
+
+DEAD_HEAD_OVER_EMBEDDING = """\
+    import keras
+    import numpy as np
+    import tensorflow as tf
+
+    keras.utils.set_random_seed(0)
+    embedding = keras.layers.Embedding(10, 4, name="emb")
+    head = keras.layers.Dense(1, activation="relu", bias_initializer=keras.initializers.Constant(-100.0), name="head")
+    ids = tf.constant(np.random.default_rng(0).integers(0, 10, (8, 3)))
+
+
+    {decorator}
+    def step(ids):
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_mean(head(tf.reduce_sum(embedding(ids), axis=1)))
+        return tape.gradient(loss, embedding.trainable_variables + head.trainable_variables)
+
+
+    step(ids)
+    """
+
+
+@MODES
+def test_a_zero_gradient_given_as_indexed_slices_is_still_reported(run_script, decorator):
+    """Case 586's shape: an embedding's gradient is IndexedSlices; remembering the request's
+    zero gradients for a later one (``frontier.earlier``) must not cost this request's own
+    finding (GC201 at the dead relu head, line 7)."""
+    found = _found(run_script(_source(DEAD_HEAD_OVER_EMBEDDING, decorator=decorator)))
+    assert [(code, line) for code, line, _ in found] == [("GC201", 7)]

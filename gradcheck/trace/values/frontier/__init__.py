@@ -45,6 +45,7 @@ from __future__ import annotations
 
 from gradcheck.findings import Finding
 from gradcheck.trace.diagnose.describe import merge
+from gradcheck.trace.record.errors import internal_error
 from gradcheck.trace.values.frontier import nonfinite, zero
 from gradcheck.trace.values.frontier.analysis import Analysis, Cause
 from gradcheck.trace.values.frontier.earlier import remember
@@ -65,7 +66,10 @@ def findings(checked, values, zero_sources, nonfinite_sources, withheld=None) ->
         out += report(analysis, zero_sources, _judged(zero.causes, withheld), hidden_cuts)
     out = merge(out)
     if zero_sources:
-        remember(checked, out, zero_sources)  # a later request may multiply by these zeros
+        try:
+            remember(checked, out, zero_sources)  # a later request may multiply by these zeros
+        except Exception as error:  # noqa: BLE001 - never at the cost of this request's findings
+            internal_error(error)
     return out
 
 

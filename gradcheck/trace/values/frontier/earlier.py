@@ -40,7 +40,8 @@ def _key(ctx, tensor):
     if ctx.eager:
         k = getattr(tensor, "_id", None)
         return None if k is None else ("eager", k)
-    if not _tf.is_tensor(tensor) or getattr(tensor, "graph", None) is None:
+    # a dense graph tensor only (an embedding's IndexedSlices is no factor of a later loss)
+    if not _tf.is_tensor(tensor) or not hasattr(tensor, "value_index") or getattr(tensor, "graph", None) is None:
         return None
     return (id(tensor.graph), *graph_mode.key(tensor))
 
