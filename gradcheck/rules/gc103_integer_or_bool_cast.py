@@ -47,9 +47,11 @@ with tf.GradientTape() as tape:
             "continuous: for a learned position (a shift, an offset, a coordinate), interpolate between "
             "the neighbouring entries (`lower = tf.floor(p)`, `frac = p - lower`, then `(1 - frac) * "
             "tf.gather(table, lower) + frac * tf.gather(table, lower + 1)`), so the position gets a gradient "
-            "through `frac`; for a choice of an entry, multiply a (soft) one-hot or probability vector by the "
-            "table (`tf.matmul(probs, embedding.embeddings)`) instead of looking ids up, or feed the float "
-            "to a `Dense` layer.",
+            "through `frac`; for a location in an image (a glimpse, a crop), sample it with a differentiable "
+            "op (`tf.image.crop_and_resize` with float boxes, bilinear sampling), or train a hard choice with a "
+            "score-function estimator (REINFORCE); for a choice of an entry, multiply a (soft) one-hot or "
+            "probability vector by the table (`tf.matmul(probs, embedding.embeddings)`) instead of looking ids "
+            "up, or feed the float to a `Dense` layer.",
         ),
         "coordinates": (
             "When a comparison only decides which entries to use (`tf.where(adj > t)` as the edges of a graph, "

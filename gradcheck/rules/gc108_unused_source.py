@@ -67,6 +67,20 @@ class Regressor(keras.Model):
             "computation (the next layer or the loss term) where another value is used instead, or, if it "
             "is not needed, remove it and the layers that only compute it.",
         ),
+        "dropped-term": (
+            "When the last value made from them is a loss term (a penalty, a distillation or auxiliary loss) "
+            "that the loss expression leaves out",
+            "{value} is computed from {names} but this loss leaves it out: add it to the loss "
+            "(`loss = ... + weight * {value_name}`), or, if it is not meant to train them, remove it and "
+            "leave {names} out of the sources.",
+        ),
+        "other-loss": (
+            "When the tape, opened together with another, ran their model but its loss is built without its "
+            "output (a GAN generator's loss from the discriminator's score of the real images)",
+            "This loss is built without the output of the model that owns {names}, though that model ran on "
+            "this tape (its output went into the other tape's loss): build this loss from that output (a "
+            "generator's loss from `discriminator(generated)`, not from the real images' scores).",
+        ),
         "compile": (
             "When `compile` leaves an output of the model without a loss (`model.fit`)",
             "Give every output a loss and a loss weight, one entry per output in "

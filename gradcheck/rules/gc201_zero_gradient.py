@@ -98,9 +98,11 @@ model.fit(x / x.std(), y)
         ),
         "clipped": (
             "A clip that cuts every value",
-            "Clip only where you mean to (the clip range may be wrong, or the values far outside it): use a "
-            "smooth bound (`tf.nn.softplus`, `tf.tanh` scaling) or apply the clip after the loss's gradient "
-            "needs the value.",
+            "Clip only where you mean to (the clip range may be wrong, or the values far outside it): scale or "
+            "standardise the inputs so the values fall inside the range, use a smooth bound (`tf.nn.softplus`, "
+            "`tf.tanh` scaling), compute a probability loss from logits (`tf.nn.sigmoid_cross_entropy_with_logits`) "
+            "instead of clipping probabilities, or clip only the forward value with a straight-through clip "
+            "(`x + tf.stop_gradient(tf.clip_by_value(x, lo, hi) - x)`, tfp's `clip_by_value_preserve_gradient`).",
         ),
         "masked": (
             "A tf.where whose condition never selects the branch",

@@ -32,6 +32,7 @@ from gradcheck.trace.diagnose.cut_findings import (
 from gradcheck.trace.diagnose.cuts import BLOCK, OUTSIDE, Cut, find_cuts
 from gradcheck.trace.diagnose.describe import make, merge
 from gradcheck.trace.diagnose.escape import escaped_target_findings
+from gradcheck.trace.diagnose.probe import deliberate_probe
 from gradcheck.trace.diagnose.roles import stops_a_target
 from gradcheck.trace.diagnose.source_list import outside_is_intended, source_list_finding, sources_location
 from gradcheck.trace.diagnose.unreached import unreached_findings
@@ -153,6 +154,8 @@ def _live_fn(ctx: Context):
 def _diagnose(ctx: Context, starved: list[Source]) -> list[Finding]:
     findings: list[Finding] = []
     build_flow(ctx)
+    if deliberate_probe(ctx):
+        return []  # the program's own check that a stopped value has no gradient
     on_tape = _on_user_tape(ctx)
     rest = []
     for source in starved:

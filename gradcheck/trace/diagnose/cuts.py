@@ -38,6 +38,8 @@ OUTSIDE = "outside"  # op ran while the tape was not recording
 ASSIGN = "assign"  # value written into a variable and read back
 UNWATCHED = "unwatched"  # variable read with no watch (non-trainable / watch_accessed_variables=False)
 UNKNOWN = "unknown"  # the gradient is None but no frontier was found
+#: at most this many places where starved paths leave the tape are walked back (``_left_the_tape``)
+_MAX_ENTRIES = 64
 
 LiveFn = Callable[[list[Key], set[Key]], set[Key]]
 MAX_DEPTH = 6
@@ -230,6 +232,9 @@ def _find(walk: _Walk, targets: list[Key], sources: set, depth: int, data: bool)
     blamed = set().union(*(c.sources for c in cuts)) if cuts else set()
     stray = connected - blamed - live  # a live source is not cut at this level
     if stray:
+        cuts += _left_the_tape(level, masks, bits, stray, targets)
+        stray -= set().union(*(c.sources for c in cuts)) if cuts else set()
+    if stray:
         cuts.append(Cut(UNKNOWN, -1, stray, [], region, targets, data))
     cuts = _merge(cuts)
     if depth == 0:  # chains run from a source through the cut to the real loss
@@ -410,6 +415,33 @@ class Level:
                 stack.extend(upstream)
             else:
                 self.add(OUTSIDE, i)
+
+
+def _left_the_tape(level: Level, masks: dict, bits: dict, stray: set, targets: list) -> list[Cut]:
+    """Sources with no frontier whose paths run through ops no tape of the user's recorded (an
+    inner ``tape.gradient`` called after the outer tape closed: gradcheck's shadow tape saw its
+    backward pass, so liveness finds every tensor on the way live): where the stretch they
+    enter began (walked back from each op where their path leaves the tape)."""
+    flow, region = level.flow, level.region
+    found: dict[int, set] = {}
+    entries = 0
+    for i in sorted(region):
+        op = flow.ops[i]
+        owners = {s for s in stray if masks.get(i, 0) & bits[s]}
+        if op.recorded or not owners:
+            continue
+        ins = flow.inputs_of(op, level.data)
+        if not any(k in flow.producer and flow.ops[flow.producer[k]].recorded for k in ins):
+            continue  # not where a path leaves the tape
+        entries += 1
+        if entries > _MAX_ENTRIES:
+            break
+        walk = Level(flow, region, level.on_path, level.data, level.watched)
+        walk.add_outside(i)
+        for kind, culprit in walk.found:
+            if kind == OUTSIDE:
+                found.setdefault(culprit, set()).update(owners)
+    return [Cut(OUTSIDE, culprit, owners, [], region, targets, level.data) for culprit, owners in found.items()]
 
 
 def _merge(cuts: list[Cut]) -> list[Cut]:

@@ -11,6 +11,7 @@ from gradcheck.trace.diagnose.context import Context, Source
 from gradcheck.trace.diagnose.cut_findings import cut_finding
 from gradcheck.trace.diagnose.cuts import BOUNDARY, Cut
 from gradcheck.trace.diagnose.describe import make, op_label
+from gradcheck.trace.diagnose.dropped_term import another_requests_target, loss_definition, loss_statement
 from gradcheck.trace.diagnose.escape import escape_fields, is_log_line
 from gradcheck.trace.diagnose.loop_bodies import dropped_in_loop
 from gradcheck.trace.diagnose.source_list import sources_location, trains_another_model
@@ -313,14 +314,34 @@ def _unused_finding(ctx: Context, source: Source, reach: set[int]) -> Finding:
         dead_end = _dead_end_location(ctx, sinks) if dropped is None else None
         if dropped is not None:
             finding = _located(ctx, "GC108", [source], dropped, variant="loop")
+        elif (
+            dead_end is not None
+            and ctx.state.together
+            and another_requests_target(ctx, dead_end)
+            and loss_definition(ctx) is not None
+        ):
+            finding = _other_loss(ctx, source)
         elif dead_end is not None:
             name = sourcemap.bound_name(dead_end.path, dead_end.line)
             value = f"`{name}`" if name else "the value computed here"
-            finding = _located(ctx, "GC108", [source], dead_end, variant="dead-end", value=value)
+            loss = loss_statement(ctx, sinks[-1], dead_end)
+            if loss is not None:  # a loss term computed, and left out of the loss
+                finding = _located(
+                    ctx, "GC108", [source], loss, variant="dropped-term", value=value, value_name=name or "term"
+                )
+                finding.notes.append(
+                    f"{value} is computed from them at line {dead_end.line} and never reaches the loss"
+                )
+            else:
+                finding = _located(ctx, "GC108", [source], dead_end, variant="dead-end", value=value)
         else:
             # a watched tensor no value of the loss was made from: the variable fix does not fit
             tensor = {} if source.is_variable else {"variant": "tensor"}
-            if trains_another_model(ctx):  # the model the request names never ran on this tape
+            # tapes opened together train a model each, and this one's model ran on it (its
+            # output went into the other tape's loss): the request is right, its loss is not
+            if sinks and source.is_variable and ctx.state.together and loss_definition(ctx) is not None:
+                finding = _other_loss(ctx, source)
+            elif trains_another_model(ctx):  # the model the request names never ran on this tape
                 finding = _located(ctx, "GC108", [source], sources_location(ctx), **tensor)
             else:
                 finding = _located(ctx, "GC108", [source], ctx.call_location, **tensor)
@@ -335,6 +356,14 @@ def _unused_finding(ctx: Context, source: Source, reach: set[int]) -> Finding:
         hint = sourcemap.unread_attribute_hint(created.path, created.line)
         if hint:
             finding.notes.append(hint)
+    return finding
+
+
+def _other_loss(ctx: Context, source: Source) -> Finding:
+    """Tapes opened together train a model each, and this one's model ran on it, its output
+    going into the other tape's loss: the request is right, the loss it asks about is not."""
+    finding = _located(ctx, "GC108", [source], loss_definition(ctx), variant="other-loss")
+    finding.notes.append("the output of their model goes into another request's loss, not into this one")
     return finding
 
 

@@ -40,6 +40,17 @@ _ASSIGN_OPS = frozenset(
         "ResourceStridedSliceAssign",  # ``v[i, a:b].assign(x)``
     }
 )
+#: An optimizer's fused update (tf_keras's and the legacy optimizers' ``ResourceApplyAdam``,
+#: ``ResourceApplyGradientDescent`` ...) writes its first input from the gradient it is given:
+#: an assignment, as Keras 3's ``assign_sub`` is.
+_APPLY_PREFIXES = ("ResourceApply", "ResourceSparseApply")
+
+
+def is_assign(op_type: str) -> bool:
+    """``op_type`` writes a value into the variable its first input names."""
+    return op_type in _ASSIGN_OPS or op_type.startswith(_APPLY_PREFIXES)
+
+
 _READ_OPS = frozenset({"ReadVariableOp", "ResourceGather", "ResourceGatherNd"})
 
 
@@ -178,7 +189,7 @@ class EagerRecorder:
         tag = ""
         if op_type in _READ_OPS:
             tag = TAG_READ
-        elif op_type in _ASSIGN_OPS:
+        elif is_assign(op_type):
             tag = TAG_ASSIGN
         elif op_type.startswith(("__inference_", "__forward_")):
             tag = TAG_FUNCTION

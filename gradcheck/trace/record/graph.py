@@ -18,7 +18,7 @@ from gradcheck.trace.record.dataflow import (
     TAG_READ,
     Flow,
 )
-from gradcheck.trace.record.eager import _ASSIGN_OPS, _DIFFERENTIABLE_ENUMS, _READ_OPS, _RESOURCE_ENUM, _VARIANT_ENUM
+from gradcheck.trace.record.eager import _DIFFERENTIABLE_ENUMS, _READ_OPS, _RESOURCE_ENUM, _VARIANT_ENUM, is_assign
 
 _FUNCTION_OPS = frozenset({"PartitionedCall", "StatefulPartitionedCall"})
 
@@ -68,7 +68,7 @@ def internal_tensor(graph, tensor):
 def _tag(op) -> str:
     if op.type in _READ_OPS:
         return TAG_READ
-    if op.type in _ASSIGN_OPS:
+    if is_assign(op.type):
         return TAG_ASSIGN
     if op.type in _FUNCTION_OPS:
         return TAG_FUNCTION

@@ -38,6 +38,7 @@ from gradcheck.trace.values import frontier, mailbox, recompute
 from gradcheck.trace.values.checked import Checked, checked_call, region, unscaled_loss
 from gradcheck.trace.values.frozen import judge
 from gradcheck.trace.values.layers import layers_by_source
+from gradcheck.trace.values.replay import GraphValues, Values, dense_full, key_of_graph, mock_vjp, replay_backward
 from gradcheck.trace.values.xla import in_xla
 
 __all__ = ["check"]
@@ -167,28 +168,6 @@ def _wanted_keys(flow, targets, source_keys, ops: set[int]) -> tuple[list, list]
     return values[:MAX_TENSORS], grads[:MAX_TENSORS]
 
 
-class Values:
-    """Forward values and loss gradients of the tensors around a gradient call, as NumPy
-    arrays, and each op's own gradient (``own_vjp``) for telling apart two consumers."""
-
-    def __init__(self) -> None:
-        self.forward: dict = {}
-        self.grads: dict = {}  # key -> ndarray, or None when the loss has no gradient for it
-
-    def value(self, key):
-        return self.forward.get(key)
-
-    def grad(self, key):
-        return self.grads.get(key)
-
-    def has_grad(self, key) -> bool:
-        return key in self.grads
-
-    def own_vjp(self, op_index: int, input_key):
-        """The gradient op ``op_index`` alone sends back to its input ``input_key``."""
-        return None
-
-
 class EagerValues(Values):
     """Values read from the eager tensors the recorder kept; gradients asked of the shadow
     tape, which recorded every op of the step."""
@@ -222,7 +201,7 @@ class EagerValues(Values):
                 self.forward.setdefault(s.key, np.asarray(s.value.numpy()))
         for source, g in zip(ctx.sources, checked.flat_grads, strict=False):
             if source.key is not None and g is not None:
-                self.grads[source.key] = np.asarray(_dense_full(g)._numpy())
+                self.grads[source.key] = np.asarray(dense_full(g)._numpy())
         candidates = [(k, tensor(k)) for k in want_grads if k not in source_values]
         candidates = [(k, t) for k, t in candidates if t is not None and _tf.is_differentiable_dtype(t.dtype)]
         targets = [t for t in ctx.flat_targets if _tf.is_tensor(t)]
@@ -232,7 +211,7 @@ class EagerValues(Values):
             if g is None:
                 self.grads[k] = None
                 continue
-            g = _dense_full(g)
+            g = dense_full(g)
             self._eager_grads[k] = g
             self.grads[k] = np.asarray(g._numpy())
         for k, t in zip(ctx.target_keys, targets, strict=False):
@@ -258,7 +237,7 @@ class EagerValues(Values):
             (g,) = _imperative(self._ctx.state.shadow, [t for t, _ in outs], [source], [g for _, g in outs])
         except Exception:  # noqa: BLE001 - a question we could not ask
             return None
-        return None if g is None else np.asarray(_dense_full(g)._numpy())
+        return None if g is None else np.asarray(dense_full(g)._numpy())
 
     def _registered(self, op, input_key):
         ins = [self._tensor(k) for k in op.inputs]
@@ -278,7 +257,7 @@ class EagerValues(Values):
             grads_np = [np.asarray(_tf.tf.convert_to_tensor(g)._numpy()) for g in grads]
         except (ValueError, TypeError):
             return None
-        return _mock_vjp(op.type, attrs, ins_np, outs_np, grads_np, list(op.inputs).index(input_key))
+        return mock_vjp(op.type, attrs, ins_np, outs_np, grads_np, list(op.inputs).index(input_key))
 
 
 def _inferred_attrs(op_type: str, inputs) -> list | None:
@@ -294,13 +273,6 @@ def _inferred_attrs(op_type: str, inputs) -> list | None:
         if arg.type_attr and arg.type_attr not in attrs[::2]:
             attrs += [arg.type_attr, tensor.dtype]
     return attrs
-
-
-def _dense_full(g):
-    """IndexedSlices as the dense tensor they stand for."""
-    if isinstance(g, _tf.tf.IndexedSlices):
-        return _tf.tf.convert_to_tensor(g)
-    return g
 
 
 def _imperative(tape, targets, sources, output_gradients=None):
@@ -438,7 +410,7 @@ class _GraphProbe:
         # degenerate step only (``recompute``: nothing more is held while the step runs)
         self.recompute = recompute.plan([t for _, t in values], ctx.graph, {t.name for t in targets})
         if self.recompute is not None:
-            values = [(_key_of_graph(t), t) for t in self.recompute.leaves]
+            values = [(key_of_graph(t), t) for t in self.recompute.leaves]
         kept, unconnected = [], []
         self.replay = not any(_needs_graph(flow.ops[i]) for i in ops)
         if not self.replay:
@@ -563,112 +535,6 @@ def _needs_graph(op) -> bool:
     )
 
 
-def replay_backward(flow, ops: set[int], values: Values) -> None:
-    """Reverse-mode over ``ops`` on the host: from the gradients already in ``values``
-    (the targets'), each op's registered gradient function, evaluated eagerly on the op's
-    forward values (as eager backprop evaluates it), sends its contribution to each input;
-    a tensor's gradient is the sum of its consumers' contributions, as on TensorFlow's
-    tape. A tensor no contribution reaches stays unconnected (None); an op whose gradient
-    cannot be evaluated here (a missing value) contributes nothing."""
-    accumulated: dict = {k: v for k, v in values.grads.items() if v is not None}
-    for i in sorted(ops, reverse=True):
-        op = flow.ops[i]
-        graph_op = op.site
-        if graph_op is None or isinstance(graph_op, tuple):
-            continue
-        outs = [accumulated.get(k) for k in op.outputs]
-        if all(g is None for g in outs):
-            continue
-        out_values = [values.forward.get(k) for k in op.outputs]
-        grads = []
-        for g, v in zip(outs, out_values, strict=False):
-            if g is None:
-                g = np.zeros_like(v) if v is not None else None
-            grads.append(g)
-        ins = [values.forward.get(k) for k in op.inputs]
-        if any(v is None for v in ins + out_values + grads):
-            continue
-        contributions = _registered_vjp(graph_op, ins, out_values, grads, None)
-        if contributions is None:
-            continue
-        for k, g in zip(op.inputs, contributions, strict=False):
-            if g is None or k not in op.data or not flow.is_differentiable(k):
-                continue
-            previous = accumulated.get(k)
-            accumulated[k] = g if previous is None else previous + g
-    for k, g in accumulated.items():
-        values.grads.setdefault(k, g)
-
-
 def _shippable(t) -> bool:
     dtype = t.dtype
     return not (dtype == _tf.tf.resource or dtype == _tf.tf.variant or dtype == _tf.tf.string)
-
-
-class GraphValues(Values):
-    """Values of a traced function's tensors, received when it ran; an op's own gradient
-    is its registered gradient function evaluated eagerly on them (as eager backprop does)."""
-
-    def __init__(self, ctx) -> None:
-        super().__init__()
-        self._ctx = ctx
-
-    def own_vjp(self, op_index: int, input_key):
-        op = self._ctx.flow.ops[op_index]
-        graph_op = op.site
-        if graph_op is None or isinstance(graph_op, tuple):
-            return None
-        try:
-            position = [_key_of_graph(t) for t in graph_op.inputs].index(input_key)
-        except ValueError:
-            return None
-        ins = [self.forward.get(_key_of_graph(t)) for t in graph_op.inputs]
-        outs = [self.forward.get(_key_of_graph(t)) for t in graph_op.outputs]
-        grads = []
-        for t, value in zip(graph_op.outputs, outs, strict=False):
-            g = self.grads.get(_key_of_graph(t))
-            grads.append(g if g is not None else (np.zeros_like(value) if value is not None else None))
-        if any(v is None for v in ins + outs + grads):
-            return None
-        return _registered_vjp(graph_op, ins, outs, grads, position)
-
-
-def _key_of_graph(t):
-    from gradcheck.trace.record import graph as graph_mode
-
-    return graph_mode.key(t)
-
-
-def _registered_vjp(graph_op, ins, outs, grads, position):
-    """The registered gradient of ``graph_op`` for input ``position``, run eagerly."""
-    try:
-        attrs: list = []
-        for name in graph_op.node_def.attr:
-            attrs += [name, graph_op.get_attr(name)]
-    except Exception:  # noqa: BLE001
-        return None
-    return _mock_vjp(graph_op.type, attrs, ins, outs, grads, position)
-
-
-def _mock_vjp(op_type: str, attrs: list, ins, outs, grads, position):
-    """An op's registered gradient function, called as eager backprop calls it (a mock op
-    holding the forward values), for input ``position``; None when it cannot be."""
-    tf = _tf.tf
-    try:
-        from tensorflow.python.eager import backprop
-        from tensorflow.python.framework import ops as tf_ops
-
-        grad_fn = tf_ops._gradient_registry.lookup(op_type)
-        mock = backprop._MockOp(
-            tuple(attrs), [tf.constant(v) for v in ins], [tf.constant(v) for v in outs], op_type, None
-        )
-        result = grad_fn(mock, *[tf.constant(g) for g in grads])
-    except Exception:  # noqa: BLE001 - control flow, functions, custom gradients: not here
-        return None
-    if not isinstance(result, (list, tuple)):
-        result = [result]
-    if position is None:  # every input's
-        return [None if g is None else np.asarray(_dense_full(g).numpy()) for g in result]
-    if position >= len(result) or result[position] is None:
-        return None
-    return np.asarray(_dense_full(result[position]).numpy())

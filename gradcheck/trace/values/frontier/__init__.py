@@ -2,7 +2,7 @@
 (GC201) or stopped being finite (GC202), and why.
 
 Given the forward values and the loss gradients of the tensors between the sources and the
-loss (``degenerate.Values``), a *frontier* is an op whose outputs carry a usable gradient
+loss (``replay.Values``), a *frontier* is an op whose outputs carry a usable gradient
 (nonzero; finite) while one of its inputs on a source's path does not: walking back from the
 loss, that op's own gradient is where the gradient died. No list of ops decides that, the
 values do; when a tensor feeds several such ops, each one's own gradient (``own_vjp``) tells
@@ -36,15 +36,19 @@ The passes, in the order ``findings`` runs them over one shared ``analysis.Analy
   a ``tf.sign`` inside a mask).
 
 Module map: ``analysis`` (the shared state and helpers, ``Cause``), ``ops`` (the op kinds the
-explainers recognise), ``structure`` (the jitter and margin tests of a structural zero).
+explainers recognise), ``structure`` (the jitter and margin tests of a structural zero),
+``inside`` (a frontier at a ``tf.function``'s call, followed into its body), ``earlier`` (a zero
+factor that an earlier request of the step returned, named by that request's cause).
 """
 
 from __future__ import annotations
 
 from gradcheck.findings import Finding
 from gradcheck.trace.diagnose.describe import merge
+from gradcheck.trace.record.errors import internal_error
 from gradcheck.trace.values.frontier import nonfinite, zero
 from gradcheck.trace.values.frontier.analysis import Analysis, Cause
+from gradcheck.trace.values.frontier.earlier import remember
 from gradcheck.trace.values.frontier.hidden_cuts import hidden_cuts
 from gradcheck.trace.values.frontier.report import report
 
@@ -60,7 +64,13 @@ def findings(checked, values, zero_sources, nonfinite_sources, withheld=None) ->
         out += report(analysis, nonfinite_sources, _judged(nonfinite.causes, withheld))
     if zero_sources:
         out += report(analysis, zero_sources, _judged(zero.causes, withheld), hidden_cuts)
-    return merge(out)
+    out = merge(out)
+    if zero_sources:
+        try:
+            remember(checked, out, zero_sources)  # a later request may multiply by these zeros
+        except Exception as error:  # noqa: BLE001 - never at the cost of this request's findings
+            internal_error(error)
+    return out
 
 
 def _judged(find_causes, withheld):

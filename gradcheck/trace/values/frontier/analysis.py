@@ -31,6 +31,8 @@ class Cause:
     secondary: bool = False
     #: where to point when the op's own line is not the line to change (a helper called twice)
     location: object = None
+    #: the op to name when ``blame`` stands for it (an op inside an eagerly called function)
+    label: str | None = None
 
     @property
     def key(self) -> tuple:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from gradcheck.trace.values.frontier.analysis import Analysis, Cause
+from gradcheck.trace.values.frontier.inside import inside_function
 from gradcheck.trace.values.frontier.ops import PASS_THROUGH, PRODUCTS
 
 
@@ -53,6 +54,9 @@ def causes(a: Analysis, region, tensor_mask):
 
 def explain(a: Analysis, c: int, t) -> Cause:
     op = a.flow.ops[c]
+    inner = inside_function(a, c, t, causes)
+    if inner is not None:
+        return inner  # a tf.function called eagerly: the op inside its body
     kind = op.type
     x = a.value(t)
     call = a.call_text(c)

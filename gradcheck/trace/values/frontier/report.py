@@ -97,7 +97,7 @@ def _finding(a: Analysis, cause: Cause, sources, region) -> Finding:
     reach = a.flow.forward_cone([first.key], within=region | {cause.blame}, data=True)
     marked = cause.blame if cause.blame in reach else cause.frontier
     cut = Cut(BLOCK, marked, {s.key for s in sources}, [], region | {cause.blame}, a.targets, True)
-    label = op_label(a.flow.ops[cause.blame].type)
+    label = cause.label or op_label(a.flow.ops[cause.blame].type)
     if cause.code == "GC202":
         grads = [a.grad(s.key) for s in sources]
         cause.fields["kind"] = "NaN" if any(g is not None and np.isnan(g).any() for g in grads) else "infinite"

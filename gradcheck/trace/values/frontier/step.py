@@ -51,7 +51,40 @@ def zero_derivative(a: Analysis, c: int, t) -> Cause | None:
         f"{kind} (the gradient of {forward}, differentiated again) has a zero derivative with respect to "
         f"{forward}'s input everywhere: a second derivative through a piecewise-linear {forward} is zero"
     )
-    return Cause("GC201", "second-derivative", c, c, reason)
+    # the line to change chooses the activation (a layer's `activation="relu"`), not the
+    # gradient call that made its gradient op: point at the forward op it differentiates
+    activation = forward_op(a, c)
+    return Cause("GC201", "second-derivative", c if activation is None else activation, c, reason)
+
+
+#: The forward op each gradient op of ``_FORWARD`` differentiates.
+_FORWARD_OPS = {
+    "ReluGrad": ("Relu",),
+    "Relu6Grad": ("Relu6",),
+    "LeakyReluGrad": ("LeakyRelu",),
+    "MaxPoolGrad": ("MaxPool", "MaxPoolV2"),
+    "MaxPoolGradV2": ("MaxPool", "MaxPoolV2"),
+    "MaxPoolGradGrad": ("MaxPoolGrad", "MaxPoolGradV2"),
+    "MaxPool3DGrad": ("MaxPool3D",),
+    "MaxPool3DGradGrad": ("MaxPool3DGrad",),
+}
+
+
+def forward_op(a: Analysis, c: int) -> int | None:
+    """The recorded forward op whose gradient op ``c`` is: the producer, or a consumer, of a
+    tensor the gradient op reads (relu's output, leaky relu's input, max-pooling's input and
+    output), of the type ``c`` differentiates; None when the forward pass was not recorded."""
+    flow = a.flow
+    kinds = _FORWARD_OPS.get(flow.ops[c].type, ())
+    for k in flow.ops[c].inputs:
+        p = flow.producer.get(k)
+        if p is not None and p != c and flow.ops[p].type in kinds:
+            return p
+    for k in flow.ops[c].inputs:
+        for j in flow.consumers.get(k, ()):
+            if j < c and flow.ops[j].type in kinds:
+                return j
+    return None
 
 
 def steps_behind(a: Analysis, t, tensor_mask) -> list[tuple[Cause, int]]:

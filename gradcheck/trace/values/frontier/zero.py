@@ -10,6 +10,7 @@ from __future__ import annotations
 from gradcheck.trace.record.dataflow import TAG_FUNCTION
 from gradcheck.trace.values.frontier.analysis import Analysis, Cause
 from gradcheck.trace.values.frontier.cancellation import cancellation
+from gradcheck.trace.values.frontier.inside import inside_function
 from gradcheck.trace.values.frontier.loops import loop
 from gradcheck.trace.values.frontier.masks import masked
 from gradcheck.trace.values.frontier.ops import CLIPS, LIST_OPS_PREFIX, LOOPS, PRODUCTS, SQUASH, ZERO_GRADIENT
@@ -116,7 +117,8 @@ def explain(a: Analysis, c: int, t) -> Cause | None:
     if kind in ("Square", "Abs"):
         return zero_value(a, t, c)
     if kind in LOOPS or op.tag == TAG_FUNCTION or kind.startswith(LIST_OPS_PREFIX):
-        return loop(a, c, t)
+        inner = inside_function(a, c, t, causes) if op.tag == TAG_FUNCTION else None
+        return inner if inner is not None else loop(a, c, t)
     if kind in ("Softmax", "LogSoftmax"):
         return _one_class(a, c, t)
     return None

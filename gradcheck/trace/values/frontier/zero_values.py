@@ -11,6 +11,7 @@ from gradcheck.rules import classify_op
 from gradcheck.trace.diagnose.cuts import BLOCK
 from gradcheck.trace.record.dataflow import TAG_READ
 from gradcheck.trace.values.frontier.analysis import Analysis, Cause
+from gradcheck.trace.values.frontier.earlier import earlier_zero
 from gradcheck.trace.values.frontier.masks import select_zero
 from gradcheck.trace.values.frontier.ops import CLIPS, CONSTANTS, MASKS, PASS_THROUGH, PRODUCTS, ROUNDING, SQUASH
 from gradcheck.trace.values.frontier.step import hard_threshold
@@ -38,6 +39,9 @@ def zero_value(a: Analysis, k, consumer: int, depth: int = 0) -> Cause | None:
     flow = a.flow
     if depth > 12:
         return None
+    earlier = earlier_zero(a, k, consumer)
+    if earlier is not None:
+        return earlier  # an earlier request's zero gradient, for the reason found there
     p = flow.producer.get(k)
     if p is None:
         return None  # an input of the step: the batch is zero by chance
