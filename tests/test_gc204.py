@@ -721,3 +721,40 @@ def test_load_ext_shows_a_traced_loss_that_turns_nan_under_the_cell_that_ran_it(
     shown = _ipython_session(IPYTHON_LATER_NAN)["shown"]
     assert [len(cell) for cell in shown] == [0, 0, 1, 0], shown
     assert "GC204" in shown[2][0] and "log of a negative value" in shown[2][0], shown
+
+
+TWO_HEADS = """\
+import keras
+import numpy as np
+import tensorflow as tf
+
+keras.utils.set_random_seed(0)
+actor = keras.Sequential([keras.Input((4,)), keras.layers.Dense(3)], name="actor")
+critic = keras.Sequential([keras.Input((4,)), keras.layers.Dense(1)], name="critic")
+x = np.linspace(-1.0, 1.0, 32, dtype="float32").reshape(8, 4)
+
+
+{decorator}
+def train_step(x):
+    with tf.GradientTape() as tape:
+        probs = tf.nn.softmax(50.0 * actor(x))
+        policy = -tf.reduce_mean(tf.math.log({probs}))
+        value = tf.reduce_mean(tf.square(critic(x) - 1.0))
+        loss = policy + value
+    return tape.gradient(loss, actor.trainable_variables + critic.trainable_variables)
+
+
+train_step(x)
+"""
+
+
+@DECORATORS
+def test_a_nan_policy_term_names_the_policys_variables_not_the_value_heads(run_script, decorator):
+    # the NaN reaches only what the log's input depends on: the critic's gradients stay finite
+    # (eager: known from the gradients' values; traced: from the ops the log depends on)
+    result = run_script(TWO_HEADS.format(decorator=decorator, probs="tf.where(probs < 1e-3, 0.0, probs)"))
+    assert result.error is None, result.error
+    assert [(f.code, f.line, sorted(f.variables)) for f in result.findings] == [
+        ("GC204", 15, ["actor/dense/bias", "actor/dense/kernel"])
+    ]
+    assert run_script(TWO_HEADS.format(decorator=decorator, probs="probs + 1e-7")).findings == []

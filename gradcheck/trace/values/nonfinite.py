@@ -237,7 +237,7 @@ def _findings(checked: Checked, values: dict, entry=None) -> list[Finding]:
     origin = find_origin(ctx.flow, list(ctx.target_keys), values.get, analysis.call_text)
     if origin is None:
         return []
-    names = _reached(ctx.sources, checked.flat_grads)
+    names = _reached(ctx.sources, checked.flat_grads, _upstream(ctx, origin))
     if origin.op is not None and origin.variant != "weights":
         location = blame_location(checked, origin.op)
         op = op_label(ctx.flow.ops[origin.op].type)
@@ -277,10 +277,24 @@ def _other_origins(checked: Checked, origin: Origin, place) -> list[str]:
     return notes
 
 
-def _reached(sources, grads) -> list[str]:
+def _upstream(ctx, origin: Origin) -> set[str] | None:
+    """The sources the ops that made the non-finite values depend on: the NaN flows back
+    through those ops' gradients into them and no others (a value head beside a NaN policy
+    log in a traced ``fit`` step, whose gradients' values are not known here). None when the
+    non-finite value came in with the batch or a weight."""
+    ops = [op for op in (origin.op, *(op for op, _ in origin.others)) if op is not None]
+    if not ops or origin.variant in ("weights", "data"):
+        return None
+    flow = ctx.flow
+    cone = set(ops) | flow.backward_cone([k for op in ops for k in flow.ops[op].outputs])
+    return {s.name for s in ctx.sources if s.key is not None and cone.intersection(flow.consumers.get(s.key, ()))}
+
+
+def _reached(sources, grads, upstream: set[str] | None = None) -> list[str]:
     """The variables the non-finite loss reaches: those whose gradient is not finite, when
     the gradients' values are known (eager) and some are finite (a value head that the NaN
-    entropy term never reaches is not among them); else every variable with a gradient."""
+    entropy term never reaches is not among them); else those the ops that made the
+    non-finite values depend on (``upstream``); else every variable with a gradient."""
     with_grads = [(s.name, g) for s, g in zip(sources, grads, strict=False) if g is not None]
     bad, known = [], True
     for name, g in with_grads:
@@ -293,7 +307,8 @@ def _reached(sources, grads) -> list[str]:
             bad.append(name)
     if known and bad:
         return bad
-    return [name for name, _ in with_grads]
+    reached = [name for name, _ in with_grads if upstream is None or name in upstream]
+    return reached or [name for name, _ in with_grads]
 
 
 _REPORTED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
