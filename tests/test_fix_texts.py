@@ -428,3 +428,52 @@ def test_a_wrong_source_list_is_reported_where_it_was_built(run_script, decorato
 def test_a_filter_that_keeps_the_trained_models_variables_is_silent(run_script, decorator):
     sources = '[v for v in actor.trainable_variables + critic.trainable_variables if "pi/" in v.path]'
     assert _found(run_script(_source(SOURCE_LIST, decorator=decorator, sources=sources))) == []
+
+
+# -- GC102: a rounded learned position used as indices (batch 17's 1096, a spatial transformer) --
+
+SHIFT = """\
+import keras
+import numpy as np
+import tensorflow as tf
+
+keras.utils.set_random_seed(0)
+locator = keras.Sequential([keras.Input((8,)), keras.layers.Dense(1)])
+table = tf.constant(np.arange(32, dtype="float32").reshape(1, 32) / 32.0)
+x = np.random.default_rng(0).random((4, 8), dtype="float32")
+
+
+{decorator}
+def step(x):
+    with tf.GradientTape() as tape:
+        pos = 15.0 + 10.0 * tf.tanh(locator(x))[:, 0]
+        {sample}
+        loss = tf.reduce_mean(tf.square(picked - 0.25))
+    return tape.gradient(loss, locator.trainable_variables)
+
+
+step(x)
+"""
+NEAREST = "picked = tf.gather(table[0], tf.cast(tf.round(pos), tf.int32))"
+LINEAR = (
+    "lower = tf.floor(pos); frac = pos - lower; i = tf.cast(lower, tf.int32); "
+    "picked = (1 - frac) * tf.gather(table[0], i) + frac * tf.gather(table[0], i + 1)"
+)
+
+
+@MODES
+def test_a_rounded_position_used_as_indices_gets_the_interpolation_fix(run_script, decorator):
+    result = run_script(SHIFT.format(decorator=decorator, sample=NEAREST))
+    assert result.error is None, result.error
+    (finding,) = result.findings
+    assert (finding.code, finding.line) == ("GC102", 15)
+    assert "interpolate" in finding.fix.lower() and "stop_gradient" not in finding.fix
+    # the interpolated lookup trains the locator through its fractional weights
+    assert run_script(SHIFT.format(decorator=decorator, sample=LINEAR)).findings == []
+
+
+@MODES
+def test_a_rounded_value_not_used_as_indices_keeps_the_straight_through_fix(run_script, decorator):
+    source = SHIFT.format(decorator=decorator, sample="picked = tf.round(pos) / 32.0")
+    (finding,) = run_script(source).findings
+    assert finding.code == "GC102" and "stop_gradient" in finding.fix

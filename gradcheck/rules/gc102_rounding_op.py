@@ -41,6 +41,18 @@ with tf.GradientTape() as tape:
         "smooth surrogate (cross-entropy, a steep sigmoid) and keep rounding for metrics."
     )
     doc_fields = {"arg": "x", "fn": "round"}
+    fix_variants = {
+        "indices": (
+            "When the rounded value is used as indices (a gather at a rounded position: nearest-neighbour "
+            "sampling of a learned coordinate)",
+            "A rounded position used as indices carries no gradient, and a straight-through estimator "
+            "would not help: the gather itself has none with respect to its indices. Interpolate "
+            "between the neighbouring entries instead: `lower = tf.floor({arg})`, `frac = {arg} - lower`, "
+            "gather at `lower` and `lower + 1` (clipped to the table) and blend them with the weights "
+            "`1 - frac` and `frac`; bilinear sampling in 2-D (as a spatial transformer does), so the "
+            "position gets a gradient through the fractional weights.",
+        ),
+    }
 
     def fix_text(self, **fields) -> str:
         # the rounding the user wrote (``x // y`` floors): the estimator must use the same

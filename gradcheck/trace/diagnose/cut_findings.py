@@ -221,10 +221,15 @@ def _variant(ctx: Context, cut: Cut, location: Location) -> dict:
 
 def _index_variant(ctx: Context, cut: Cut) -> dict:
     """A float turned into integers that then serve as indices (an Embedding lookup), or
-    that are compared with labels (an error rate, accuracy: a classifier's loss)."""
-    if cut.kind != BOUNDARY or cut.op < 0:
+    that are compared with labels (an error rate, accuracy: a classifier's loss). A rounding
+    op blocks (its gradient is None) rather than leaving floats: its rounded positions used
+    as indices are the same mistake (nearest-neighbour sampling of a learned coordinate)."""
+    if cut.op < 0:
         return {}
     flow = ctx.flow
+    rounding = cut.kind == BLOCK and classify_op(flow.ops[cut.op].type) == "GC102"
+    if cut.kind != BOUNDARY and not rounding:
+        return {}
     if flow.ops[cut.op].type == "ArgMin" and _distance(flow, flow.ops[cut.op].inputs[:1]):
         return {"variant": "nearest"}
     if (
