@@ -337,6 +337,20 @@ def _enclosing_function(path: str, line: int) -> ast.AST | None:
     return max(_functions_spanning(path, line), key=lambda node: node.lineno, default=None)
 
 
+def inside_with_call(path: str, line: int, method: str) -> bool:
+    """Whether ``line`` is in the body of a ``with <something>.<method>():`` block (a forward
+    pass under ``tape.stop_recording()``)."""
+    tree = _parse(path)
+    for node in ast.walk(tree) if tree is not None else ():
+        if not isinstance(node, (ast.With, ast.AsyncWith)) or not node.body:
+            continue
+        if not node.body[0].lineno <= line <= (node.body[-1].end_lineno or 0):
+            continue
+        if any(isinstance(i.context_expr, ast.Call) and _last_name(i.context_expr.func) == method for i in node.items):
+            return True
+    return False
+
+
 def differentiated_here(path: str, line: int) -> bool:
     """Whether the statement on ``line`` binds a name that the file differentiates: the
     first argument of some ``.gradient(...)`` / ``.jacobian(...)`` call (``actor_loss`` of

@@ -477,3 +477,43 @@ def test_a_rounded_value_not_used_as_indices_keeps_the_straight_through_fix(run_
     source = SHIFT.format(decorator=decorator, sample="picked = tf.round(pos) / 32.0")
     (finding,) = run_script(source).findings
     assert finding.code == "GC102" and "stop_gradient" in finding.fix
+
+
+# -- GC109: the trained model's forward pass under tape.stop_recording() (batch 17's 1086) --
+
+PAUSED = """\
+import keras
+import numpy as np
+import tensorflow as tf
+
+keras.utils.set_random_seed(0)
+student = keras.Sequential([keras.Input((4,)), keras.layers.Dense(2)])
+teacher = keras.Sequential([keras.Input((4,)), keras.layers.Dense(2)])
+x = np.random.default_rng(0).random((8, 4), dtype="float32")
+
+
+{decorator}
+def step(x):
+    with tf.GradientTape() as tape:
+        with tape.stop_recording():
+            target = teacher(x)
+            {paused}
+        {recorded}
+        loss = tf.reduce_mean(tf.square(pred - target))
+    return tape.gradient(loss, student.trainable_variables)
+
+
+step(x)
+"""
+
+
+@MODES
+def test_a_forward_pass_under_stop_recording_gets_the_paused_fix(run_script, decorator):
+    result = run_script(PAUSED.format(decorator=decorator, paused="pred = student(x)", recorded="pass"))
+    assert result.error is None, result.error
+    (finding,) = result.findings
+    assert (finding.code, finding.line) == ("GC109", 16)
+    assert "stop_recording" in finding.message and "stop_recording()" in finding.fix
+    # the teacher alone under stop_recording: the student trains
+    twin = PAUSED.format(decorator=decorator, paused="pass", recorded="pred = student(x)")
+    assert run_script(twin).findings == []

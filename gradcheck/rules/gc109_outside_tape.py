@@ -60,6 +60,14 @@ grads = tape.gradient(objective, agent.trainable_variables)
             "tapes: compute the inner `tape.gradient` inside the outer tape's `with` block, with the "
             "loss, and ask the outer tape for the variables' gradients.",
         ),
+        "paused": (
+            "When the forward pass runs under `tape.stop_recording()`",
+            "`{call}` runs inside a `with tape.stop_recording():` block, so the tape is open but does "
+            "not record it, and the loss sees its result as a constant. Keep only what must not be "
+            "trained through (a teacher's or target network's output) under `stop_recording()`, and "
+            "compute the trained model's forward pass, and the loss on it, out of that block, inside "
+            "the tape.",
+        ),
     }
     doc_fields = {"call": "self.w / tf.norm(self.w)", "method": "build"}
     references = ("https://www.tensorflow.org/guide/autodiff#controlling_what_the_tape_watches",)

@@ -91,6 +91,7 @@ def cut_finding(
     if code == "GC112" and cut.op >= 0:
         # named by its call, pointed at the `return` of its gradient function that gives None
         location = _none_return(ctx, cut.op) or location
+    fields = {"variant": variant} if variant else _variant(ctx, cut, location)
     finding = make(
         ctx,
         code,
@@ -102,8 +103,8 @@ def cut_finding(
         notes=notes,
         arg=first_arg or sourcemap.free_name(location.path, ("v", "value", "v_")),
         fn=(label or "").lower(),
-        when=("before" if ran_before_tape(ctx, cut.op) else "after") if cut.kind == OUTSIDE else "",
-        **({"variant": variant} if variant else _variant(ctx, cut, location)),
+        when=_when(ctx, cut, fields),
+        **fields,
     )
     if finding.chain and first is not None:
         finding.chain_source = first.name
@@ -209,6 +210,15 @@ def _none_return(ctx: Context, op_index: int) -> Location | None:
     return Location(code.co_filename, found.line, found.column, found.end_line, found.end_column)
 
 
+def _when(ctx: Context, cut: Cut, fields: dict) -> str:
+    """When an op the tape did not record ran, relative to the tape (GC109's message)."""
+    if cut.kind != OUTSIDE:
+        return ""
+    if fields.get("variant") == "paused":
+        return "while stop_recording() paused what"
+    return "before" if ran_before_tape(ctx, cut.op) else "after"
+
+
 def _variant(ctx: Context, cut: Cut, location: Location) -> dict:
     if cut.op < 0:
         return {}
@@ -285,6 +295,8 @@ def _outside_variant(ctx: Context, cut: Cut, location: Location) -> dict:
     a gradient computed after the tape, then used in the loss (a loss on derivatives)."""
     if ctx.flow.ops[cut.op].type == GRADIENT_CALL:
         return {"variant": "gradient"}
+    if sourcemap.inside_with_call(location.path, location.line, "stop_recording"):
+        return {"variant": "paused"}  # the tape is open, but told not to record this stretch
     for frame in ctx.op_frames(cut.op):
         if frame.path == location.path and frame.line == location.line:
             if frame.function in ("build", "__init__"):
