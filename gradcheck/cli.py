@@ -163,7 +163,8 @@ what_to_check = _group(
         "In eager mode a step ends when a checked `tape.gradient` call site is about to run again; in graph mode "
         "when a traced function holding a checked gradient is about to run again. An inner `tape.gradient` "
         "repeated under an outer tape that still records (MAML's inner steps) runs on, unchecked, until the outer "
-        "gradient is asked.",
+        "gradient is asked. An eager request for no sources at all (`model.trainable_variables` read before the "
+        "model's first call, so empty at the first update only) checks nothing and is not a step.",
     ),
     _option(
         "--timeout",
