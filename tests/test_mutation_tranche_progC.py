@@ -13,18 +13,6 @@ from benchmarks.mutation import adapt, manifest, sources
 TRANCHE = manifest.HERE / "tranches" / "progC.toml"
 
 
-def test_tranche_manifest_loads():
-    programs = manifest.load(TRANCHE)
-    assert len(programs) >= 9
-    for p in programs:
-        assert p.repo and p.commit and len(p.commit) == 40 and p.path
-        for edit in p.edits:
-            assert edit["transform"] in adapt.TRANSFORMS, (p.name, edit)
-        # tf_keras programs run with TF_USE_LEGACY_KERAS=1, and say so in their name
-        assert (p.keras == "tf_keras") == p.name.endswith("_tf_keras") == (p.env.get("TF_USE_LEGACY_KERAS") == "1")
-    assert not {p.repo for p in programs} & {p.repo for p in manifest.load()}  # new repositories only
-
-
 def test_truncate_from():
     src = "a = 1\nfor i in range(2):\n    from x import y\nfrom x import y\nb = 2\n"
     # only a top-level line counts: the indented import is kept

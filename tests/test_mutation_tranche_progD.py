@@ -10,21 +10,6 @@ from benchmarks.mutation import adapt, manifest
 TRANCHE = manifest.HERE / "tranches" / "progD.toml"
 
 
-def test_tranche_manifest_loads():
-    programs = manifest.load(TRANCHE)
-    assert len(programs) >= 10
-    for p in programs:
-        assert p.repo and p.commit and len(p.commit) == 40 and p.path
-        for edit in p.edits:
-            assert edit["transform"] in adapt.TRANSFORMS, (p.name, edit)
-        assert (p.keras == "tf_keras") == p.name.endswith("_tf_keras") == (p.env.get("TF_USE_LEGACY_KERAS") == "1")
-    others = {p.repo for p in manifest.load()}
-    for t in TRANCHE.parent.glob("*.toml"):
-        if t != TRANCHE:
-            others |= {p.repo for p in manifest.load(t)}
-    assert not {p.repo for p in programs} & others  # new repositories only
-
-
 def test_synthetic_env_serves_gym_with_the_old_api():
     src = "import gym\nenv = gym.make('LunarLanderContinuous-v2')\n"
     out = adapt.adapt(src, [{"transform": "synthetic_env", "obs_dim": 8, "act_dim": 2, "high": 2.0, "steps": 3}])
