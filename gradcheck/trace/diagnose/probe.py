@@ -31,18 +31,7 @@ def deliberate_probe(ctx: Context) -> bool:
 
 
 def _stopped(ctx: Context, key) -> bool:
-    flow = ctx.flow
-    for _ in range(4):
-        p = flow.producer.get(key)
-        if p is None:
-            return False
-        op = flow.ops[p]
-        if op.type in _STOPS:
-            return True
-        if op.type not in _PASS or not op.inputs:
-            return False
-        key = op.inputs[0]
-    return False
+    return ctx.flow.producer_through(key, _STOPS, _PASS, hops=4, data=False) is not None
 
 
 def _applied(ctx: Context) -> bool:

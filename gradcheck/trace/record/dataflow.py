@@ -153,6 +153,25 @@ class Flow:
     def inputs_of(self, op: Op, data: bool) -> tuple:
         return op.data if data else op.inputs[1:] if op.tag == TAG_ASSIGN else op.inputs
 
+    def producer_through(
+        self, key: Key, kinds: Iterable[str], through: Iterable[str], hops: int, data: bool = True
+    ) -> int | None:
+        """The op of ``kinds`` that made ``key``, looking back through at most ``hops`` ops of
+        ``through`` (an identity, a clip, a cast) along their first (data) input; None when
+        another op, or none, is met first."""
+        for _ in range(hops):
+            p = self.producer.get(key)
+            if p is None:
+                return None
+            op = self.ops[p]
+            if op.type in kinds:
+                return p
+            follow = op.data if data else op.inputs
+            if op.type not in through or not follow:
+                return None
+            key = follow[0]
+        return None
+
     def backward_cone(self, targets: Iterable[Key], data: bool = False) -> set[int]:
         """Indices of every op some target depends on (through data edges only if ``data``)."""
         seen: set[int] = set()

@@ -689,18 +689,7 @@ class _Study:
         return not (self._side_ops(a, common, False) & self._side_ops(b, common, False))
 
     def _under_log(self, k, hops: int = 3) -> bool:
-        flow = self.flow
-        for _ in range(hops):
-            p = flow.producer.get(k)
-            if p is None:
-                return False
-            op = flow.ops[p]
-            if op.type in _LOGS:
-                return True
-            if op.type not in ("Identity", "Maximum", "Minimum", "Cast", "Neg") or not op.data:
-                return False
-            k = op.data[0]
-        return False
+        return self.flow.producer_through(k, _LOGS, ("Identity", "Maximum", "Minimum", "Cast", "Neg"), hops) is not None
 
     def live_sources(self, target_key, common: int):
         """The common sources that get a gradient through the target side (the shadow tape

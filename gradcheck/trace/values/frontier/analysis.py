@@ -39,6 +39,10 @@ class Cause:
         return (self.code, self.variant, self.blame)
 
 
+#: ops a value keeps its meaning through, looking back from a loss
+_THROUGH = ("Identity", "Maximum", "Minimum", "ClipByValue", "Cast", "Reshape", "RealDiv", "Div")
+
+
 def union(masks) -> int:
     """The sources any of ``masks`` names (their bitwise or)."""
     out = 0
@@ -94,17 +98,5 @@ class Analysis:
         return fallback
 
     def producer_through(self, k, kinds, hops: int = 6):
-        flow = self.flow
-        for _ in range(hops):
-            p = flow.producer.get(k)
-            if p is None:
-                return None
-            op = flow.ops[p]
-            if op.type in kinds:
-                return p
-            if op.type not in ("Identity", "Maximum", "Minimum", "ClipByValue", "Cast", "Reshape", "RealDiv", "Div"):
-                return None
-            if not op.data:
-                return None
-            k = op.data[0]  # a division: the normalisation `p / sum(p)` a probability loss applies
-        return None
+        # through a division too: the normalisation `p / sum(p)` a probability loss applies
+        return self.flow.producer_through(k, kinds, _THROUGH, hops)
