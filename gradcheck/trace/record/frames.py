@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import sys
-import sysconfig
 from dataclasses import dataclass
 from importlib.util import find_spec
 from types import CodeType, FrameType
@@ -55,10 +54,9 @@ def _framework_roots() -> tuple[str, ...]:
             spec = None
         if spec is not None and spec.submodule_search_locations:
             roots.extend(os.path.realpath(p) + os.sep for p in spec.submodule_search_locations)
-    paths = sysconfig.get_paths()
-    for key in ("stdlib", "platstdlib"):
-        if paths.get(key):
-            roots.append(os.path.realpath(paths[key]) + os.sep)
+    # the standard library, where ``os`` lives: ``sysconfig.get_paths()`` would import
+    # ``_sysconfigdata_*`` on Python 3.10, a module the program itself never imports
+    roots.append(os.path.realpath(os.path.dirname(os.__file__)) + os.sep)
     # The gradcheck package itself, even when run from a checkout.
     roots.append(os.path.realpath(os.path.dirname(os.path.dirname(os.path.dirname(__file__)))) + os.sep)
     return tuple(dict.fromkeys(roots))
